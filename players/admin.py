@@ -1,0 +1,10 @@
+from django.contrib import admin
+
+from players.models import Player
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ["name", "user", "created_at"]
+    search_fields = ["name"]
+    raw_id_fields = ["user", "created_by"]

@@ -1,0 +1,63 @@
+from django.contrib import admin
+
+from scoring.models import Game, GameScore, Hand
+
+
+class HandInline(admin.TabularInline):
+    model = Hand
+    extra = 0
+    fields = ["number", "ending", "by", "knocker_deadwood", "defender_deadwood", "upcard", "result", "winner", "points"]
+    readonly_fields = fields  # facts change only through the services, which recompute
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class GameScoreInline(admin.TabularInline):
+    model = GameScore
+    extra = 0
+    can_delete = False
+    readonly_fields = [field.name for field in GameScore._meta.fields]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "preset", "over", "winner", "margin", "hand_count", "created_at"]
+    list_filter = ["over", "preset"]
+    search_fields = ["player_one__name", "player_two__name", "name"]
+    list_select_related = ["player_one", "player_two", "winner"]
+    readonly_fields = ["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "rules", "preset"]
+    raw_id_fields = ["player_one", "player_two", "first_dealer", "created_by"]
+    inlines = [GameScoreInline, HandInline]
+
+
+@admin.register(Hand)
+class HandAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "ending", "by", "knocker_deadwood", "defender_deadwood", "result", "winner", "points"]
+    list_filter = ["result"]
+    list_select_related = ["game__player_one", "game__player_two", "by", "winner"]
+    readonly_fields = [field.name for field in Hand._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(GameScore)
+class GameScoreAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "over", "winner", "player_one_final", "player_two_final", "margin"]
+    list_select_related = ["game__player_one", "game__player_two", "winner"]
+    readonly_fields = [field.name for field in GameScore._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

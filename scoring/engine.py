@@ -1,0 +1,383 @@
+"""The rules engine: recorded facts + a rule set -> every score (pure Python).
+
+Nothing here imports Django. Players are any hashable keys (names in a game
+record, primary keys in the database); the engine never looks inside them.
+The rule book is shared/spec/rules.md; this module follows it line by line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scoring.cards import CardError, card_name, card_rank, card_suit, card_value, parse_card
+from scoring.rules import RuleSet
+
+Player = Hashable
+
+ENDINGS = ("knock", "gin", "big_gin", "dead")
+RESULTS = ("knock", "undercut", "gin", "big_gin", "dead")
+MAX_DEADWOOD = 98  # two each of K, Q, J, 10 and 9 with no run
+HAND_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
+
+
+class HandError(ValueError):
+    """A hand that cannot be scored. ``hand`` is 1-based; ``field`` names the fact."""
+
+    def __init__(self, hand: int | None, field: str, message: str):
+        super().__init__(message)
+        self.hand = hand
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class HandFacts:
+    """What the players record for one hand, and nothing else."""
+
+    ending: str
+    by: Player | None = None
+    knocker_deadwood: int | None = None
+    defender_deadwood: int | None = None
+    upcard: str | None = None
+
+
+@dataclass(frozen=True)
+class HandResult:
+    number: int
+    dealer: Player
+    result: str
+    winner: Player | None
+    loser: Player | None
+    points: int
+    boxes: int
+    doubled: bool
+    games: tuple[int, ...]  # 1-based numbers of the games this hand's points went into
+
+
+@dataclass(frozen=True)
+class BonusLine:
+    label: str
+    player: Player
+    amount: int
+
+
+@dataclass(frozen=True)
+class GameResult:
+    number: int
+    target: int
+    hand_points: dict[Player, int]
+    boxes: dict[Player, int]
+    over: bool
+    winner: Player | None
+    loser: Player | None
+    final: dict[Player, int] | None
+    margin: int | None
+    closed_by_hand: int | None
+    breakdown: tuple[BonusLine, ...] = ()
+
+    def points_needed(self, player: Player) -> int:
+        return max(self.target - self.hand_points[player], 0)
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    players: tuple[Player, Player]
+    hands: tuple[HandResult, ...]
+    games: tuple[GameResult, ...]
+    over: bool
+    next_dealer: Player | None
+
+    def net(self, player: Player) -> int:
+        """The player's margins won minus margins lost over the closed games."""
+        total = 0
+        for game in self.games:
+            if game.over:
+                total += game.margin if game.winner == player else -game.margin
+        return total
+
+    @property
+    def winner(self) -> Player | None:
+        """Who won the sitting (the better net over its games); None while open or level."""
+        if not self.over:
+            return None
+        first, second = self.players
+        net = self.net(first)
+        if net == 0:
+            return None
+        return first if net > 0 else second
+
+    @property
+    def margin(self) -> int | None:
+        """The sitting's result: the sum of its games' margins, from the winner's side."""
+        if not self.over:
+            return None
+        return abs(self.net(self.players[0]))
+
+
+def other_player(players: tuple[Player, Player], player: Player) -> Player:
+    return players[1] if player == players[0] else players[0]
+
+
+def effective_knock_limit(rules: RuleSet, upcard: int | None) -> int:
+    """The highest deadwood one may knock with; 0 means gin only."""
+    if not rules.oklahoma or upcard is None:
+        return rules.knock_limit
+    if card_rank(upcard) == 1 and rules.oklahoma_ace == "gin_only":
+        return 0
+    return card_value(upcard)
+
+
+def _is_whole_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_deadwood(number: int, name: str, value: Any, low: int, high: int, role: str) -> int:
+    if value is None:
+        raise HandError(number, name, f"hand {number}: enter the {role}'s deadwood ({name})")
+    if not _is_whole_number(value):
+        raise HandError(number, name, f"hand {number}: {name} must be a whole number, not {value!r}")
+    if not low <= value <= high:
+        raise HandError(
+            number, name, f"hand {number}: {name} must be between {low} and {high}, not {value}"
+        )
+    return value
+
+
+def _validate_hand(
+    rules: RuleSet, players: tuple[Player, Player], facts: HandFacts, number: int, session_over: bool
+) -> int | None:
+    """Refuse a hand that breaks the rules; return its parsed upcard (or None)."""
+    if facts.ending not in ENDINGS:
+        raise HandError(
+            number, "ending", f"hand {number}: ending must be one of {', '.join(ENDINGS)}, not {facts.ending!r}"
+        )
+    if session_over:
+        raise HandError(
+            number, "ending", f"hand {number}: the game is already over, so no more hands can be recorded"
+        )
+    upcard = None
+    if facts.upcard is not None and facts.upcard != "":
+        try:
+            upcard = parse_card(facts.upcard)
+        except CardError as error:
+            raise HandError(number, "upcard", f"hand {number}: upcard {error}") from None
+    if facts.ending == "dead":
+        for name in ("by", "knocker_deadwood", "defender_deadwood"):
+            if getattr(facts, name) is not None:
+                raise HandError(number, name, f"hand {number}: a dead hand has no {name}")
+        return upcard
+    if facts.by not in players:
+        raise HandError(
+            number, "by", f"hand {number}: 'by' must be one of the players ({players[0]}, {players[1]}), not {facts.by!r}"
+        )
+    if rules.oklahoma and upcard is None:
+        raise HandError(number, "upcard", f"hand {number}: an Oklahoma hand needs the upcard (e.g. 7S)")
+    if facts.ending == "big_gin" and not rules.big_gin_allowed:
+        raise HandError(number, "ending", f"hand {number}: big gin is not allowed under these rules")
+    if facts.ending == "knock":
+        limit = effective_knock_limit(rules, upcard)
+        if limit == 0:
+            reason = (
+                f"the upcard is {card_name(upcard)}, an ace, so this hand can only end in gin"
+                if rules.oklahoma
+                else "these rules allow gin only, no knocking"
+            )
+            raise HandError(number, "ending", f"hand {number}: {reason}")
+        knocker_deadwood = facts.knocker_deadwood
+        if knocker_deadwood == 0 and _is_whole_number(knocker_deadwood):
+            raise HandError(
+                number, "knocker_deadwood", f"hand {number}: knocking with 0 deadwood is gin; record it as gin"
+            )
+        if _is_whole_number(knocker_deadwood) and knocker_deadwood > limit:
+            why = f" (the upcard is {card_name(upcard)})" if rules.oklahoma else ""
+            raise HandError(
+                number,
+                "knocker_deadwood",
+                f"hand {number}: knocker_deadwood {knocker_deadwood} is over the knock limit of {limit}{why}",
+            )
+        _check_deadwood(number, "knocker_deadwood", knocker_deadwood, 1, limit, "knocker")
+    elif facts.knocker_deadwood not in (None, 0) or isinstance(facts.knocker_deadwood, bool):
+        raise HandError(
+            number, "knocker_deadwood", f"hand {number}: a {facts.ending.replace('_', ' ')} has no knocker deadwood"
+        )
+    _check_deadwood(number, "defender_deadwood", facts.defender_deadwood, 0, MAX_DEADWOOD, "defender")
+    return upcard
+
+
+def _hand_outcome(rules: RuleSet, players: tuple[Player, Player], facts: HandFacts) -> tuple[str, Player, int]:
+    """(result, winner, points before any doubling) of a valid, non-dead hand."""
+    by = facts.by
+    defender_deadwood = facts.defender_deadwood
+    if facts.ending == "gin":
+        return "gin", by, defender_deadwood + rules.gin_bonus
+    if facts.ending == "big_gin":
+        return "big_gin", by, defender_deadwood + rules.big_gin_bonus
+    knocker_deadwood = facts.knocker_deadwood
+    undercut = defender_deadwood < knocker_deadwood or (
+        defender_deadwood == knocker_deadwood and rules.undercut_on_tie
+    )
+    if undercut:
+        return "undercut", other_player(players, by), knocker_deadwood - defender_deadwood + rules.undercut_bonus
+    return "knock", by, defender_deadwood - knocker_deadwood
+
+
+@dataclass
+class _OpenGame:
+    number: int
+    hand_points: dict[Player, int]
+    boxes: dict[Player, int]
+    wins: dict[Player, int]
+    over: bool = False
+    winner: Player | None = None
+    closed_by_hand: int | None = None
+    settled: GameResult | None = field(default=None)
+
+
+def _settle(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame) -> GameResult:
+    """Apply the end-of-game bonuses in the rule book's order."""
+    winner = game.winner
+    loser = other_player(players, winner)
+    lines: list[BonusLine] = []
+    score = {winner: game.hand_points[winner], loser: game.hand_points[loser]}
+    lines.append(BonusLine("Hand points", winner, score[winner]))
+    lines.append(BonusLine("Hand points", loser, score[loser]))
+    shutout = game.hand_points[loser] == 0
+    if shutout and rules.shutout_mode == "double_hands":
+        lines.append(BonusLine("Shutout: hand points doubled", winner, score[winner]))
+        score[winner] *= 2
+    for player in (winner, loser):
+        if game.boxes[player] and rules.box_bonus:
+            amount = game.boxes[player] * rules.box_bonus
+            lines.append(BonusLine(f"Boxes: {game.boxes[player]} \u00d7 {rules.box_bonus}", player, amount))
+            score[player] += amount
+    if rules.game_bonus:
+        lines.append(BonusLine("Game bonus", winner, rules.game_bonus))
+        score[winner] += rules.game_bonus
+    if shutout and rules.shutout_mode == "add" and rules.shutout_bonus:
+        lines.append(BonusLine("Shutout bonus", winner, rules.shutout_bonus))
+        score[winner] += rules.shutout_bonus
+    if rules.line_bonus and score[winner] - score[loser] >= rules.line_bonus_margin:
+        lines.append(
+            BonusLine(f"Line bonus (won by {rules.line_bonus_margin} or more)", winner, rules.line_bonus)
+        )
+        score[winner] += rules.line_bonus
+    if shutout and rules.shutout_mode == "double_total":
+        lines.append(BonusLine("Shutout: total doubled", winner, score[winner]))
+        score[winner] *= 2
+    return GameResult(
+        number=game.number,
+        target=rules.target,
+        hand_points=dict(game.hand_points),
+        boxes=dict(game.boxes),
+        over=True,
+        winner=winner,
+        loser=loser,
+        final=score,
+        margin=score[winner] - score[loser],
+        closed_by_hand=game.closed_by_hand,
+        breakdown=tuple(lines),
+    )
+
+
+def _snapshot(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame) -> GameResult:
+    if game.over:
+        return game.settled
+    return GameResult(
+        number=game.number,
+        target=rules.target,
+        hand_points=dict(game.hand_points),
+        boxes=dict(game.boxes),
+        over=False,
+        winner=None,
+        loser=None,
+        final=None,
+        margin=None,
+        closed_by_hand=None,
+    )
+
+
+def _next_dealer(rules: RuleSet, players: tuple[Player, Player], hand: HandResult) -> Player:
+    if hand.result == "dead":
+        return hand.dealer  # a dead hand is dealt again by the same dealer
+    if rules.next_dealer == "loser":
+        return hand.loser
+    if rules.next_dealer == "winner":
+        return hand.winner
+    return other_player(players, hand.dealer)
+
+
+def score_session(
+    rules: RuleSet,
+    players: Sequence[Player],
+    first_dealer: Player,
+    hands: Sequence[HandFacts],
+) -> SessionResult:
+    """Score a whole sitting (one game, or three for Hollywood) from its facts.
+
+    Raises HandError for the first hand that breaks the rules (``hand`` None
+    for an error in the players or first dealer).
+    """
+    if len(players) != 2 or players[0] == players[1]:
+        raise HandError(None, "players", "a game needs exactly two different players")
+    pair = (players[0], players[1])
+    if first_dealer not in pair:
+        raise HandError(None, "first_dealer", f"first_dealer must be one of the players, not {first_dealer!r}")
+
+    games = [
+        _OpenGame(number, dict.fromkeys(pair, 0), dict.fromkeys(pair, 0), dict.fromkeys(pair, 0))
+        for number in range(1, rules.games_per_session + 1)
+    ]
+    results: list[HandResult] = []
+    dealer = first_dealer
+    for number, facts in enumerate(hands, start=1):
+        session_over = all(game.over for game in games)
+        upcard = _validate_hand(rules, pair, facts, number, session_over)
+        if facts.ending == "dead":
+            hand = HandResult(number, dealer, "dead", None, None, 0, 0, False, ())
+        else:
+            result, winner, points = _hand_outcome(rules, pair, facts)
+            doubled = rules.spade_double and upcard is not None and card_suit(upcard) == "S"
+            boxes = 2 if doubled and rules.spade_double_boxes else 1
+            if doubled:
+                points *= 2
+            # Hollywood flow: every open game where the winner already has a win,
+            # plus the lowest-numbered open game where they have none.
+            open_games = [game for game in games if not game.over]
+            receiving = [game for game in open_games if game.wins[winner]]
+            first_without = next((game for game in open_games if not game.wins[winner]), None)
+            if first_without is not None:
+                receiving.append(first_without)
+            receiving.sort(key=lambda game: game.number)
+            for game in receiving:
+                game.hand_points[winner] += points
+                game.boxes[winner] += boxes
+                game.wins[winner] += 1
+                if game.hand_points[winner] >= rules.target:
+                    game.over = True
+                    game.winner = winner
+                    game.closed_by_hand = number
+                    game.settled = _settle(rules, pair, game)
+            hand = HandResult(
+                number,
+                dealer,
+                result,
+                winner,
+                other_player(pair, winner),
+                points,
+                boxes,
+                doubled,
+                tuple(game.number for game in receiving),
+            )
+        results.append(hand)
+        dealer = _next_dealer(rules, pair, hand)
+
+    over = all(game.over for game in games)
+    return SessionResult(
+        players=pair,
+        hands=tuple(results),
+        games=tuple(_snapshot(rules, pair, game) for game in games),
+        over=over,
+        next_dealer=None if over else dealer,
+    )

@@ -1,0 +1,80 @@
+"""Score game records without storing them: a readable sheet, or the spec's JSON."""
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from scoring.record import RecordError, expect_of, parse_record, score_record
+
+
+def load_record(path: str):
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CommandError(f"{path}: no such file") from None
+    except json.JSONDecodeError as error:
+        raise RecordError(None, "record", f"not valid JSON: {error}") from None
+
+
+class Command(BaseCommand):
+    help = "Score JSON game records (shared/spec/game-record.md) and print the scoresheet."
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", metavar="FILE")
+        parser.add_argument("--json", action="store_true", help="one line per file: the spec's expect object")
+
+    def handle(self, *args, files, json: bool = False, **options):
+        invalid = 0
+        for path in files:
+            try:
+                record = parse_record(load_record(path))
+                result = score_record(record)
+            except RecordError as error:
+                invalid += 1
+                if json:
+                    self.stdout.write(_dumps(error.as_json()))
+                else:
+                    where = f"hand {error.hand}, " if error.hand else ""
+                    self.stdout.write(f"{path}: invalid ({where}field {error.field}): {error.message}\n")
+                continue
+            if json:
+                self.stdout.write(_dumps(expect_of(result)))
+            else:
+                self.stdout.write(render_sheet(path, record, result))
+        if invalid:
+            raise CommandError(f"{invalid} of {len(files)} record(s) invalid", returncode=1)
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def render_sheet(path, record, result) -> str:
+    one, two = record.players
+    lines = [f"== {record.name or path} ({record.rules.preset})", f"{'#':>3}  {'dealer':<10} {'result':<10} {'winner':<10} {'points':>6}  games"]
+    for hand in result.hands:
+        games = ",".join(map(str, hand.games))
+        doubled = " (spade x2)" if hand.doubled else ""
+        lines.append(
+            f"{hand.number:>3}  {hand.dealer:<10} {hand.result:<10} {hand.winner or '-':<10} {hand.points:>6}  {games}{doubled}"
+        )
+    for game in result.games:
+        label = f"Game {game.number}" if len(result.games) > 1 else "Game"
+        lines.append(
+            f"{label}: {one} {game.hand_points[one]} ({game.boxes[one]} boxes), "
+            f"{two} {game.hand_points[two]} ({game.boxes[two]} boxes)"
+        )
+        if game.over:
+            for line in game.breakdown:
+                lines.append(f"    {line.player:<10} {line.label:<40} {line.amount:>6}")
+            lines.append(
+                f"  {game.winner} wins {game.final[game.winner]} to {game.final[game.loser]}, margin {game.margin}"
+            )
+        else:
+            lines.append(f"  open: {one} needs {game.points_needed(one)}, {two} needs {game.points_needed(two)}")
+    if result.over:
+        lines.append(f"Over. {'Winner: ' + result.winner if result.winner else 'Level'}; margin {result.margin}")
+    else:
+        lines.append(f"Next dealer: {result.next_dealer}")
+    return "\n".join(lines) + "\n\n"

@@ -1,0 +1,170 @@
+"""Stored facts and the figures the engine derives from them.
+
+Facts (who, ending, deadwood, upcard, cards) are written by the service
+functions only. Derived figures (marked below) are rewritten by
+``scoring.services.game_recompute`` in the same transaction as any change
+of a fact; nothing patches them incrementally.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from players.models import Player
+from scoring.engine import MAX_DEADWOOD
+
+
+class Ending(models.TextChoices):
+    KNOCK = "knock", "Knock"
+    GIN = "gin", "Gin"
+    BIG_GIN = "big_gin", "Big gin"
+    DEAD = "dead", "Dead hand"
+
+
+class Result(models.TextChoices):
+    KNOCK = "knock", "Knock"
+    UNDERCUT = "undercut", "Undercut"
+    GIN = "gin", "Gin"
+    BIG_GIN = "big_gin", "Big gin"
+    DEAD = "dead", "Dead hand"
+
+
+class Game(models.Model):
+    """One sitting: a single game, or a Hollywood sitting of three games."""
+
+    player_one = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    player_two = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    first_dealer = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    preset = models.CharField(max_length=20)
+    # Every rule value, resolved when the game was created.
+    rules = models.JSONField()
+    name = models.CharField(max_length=200, blank=True)
+    source = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    # Derived by the engine.
+    over = models.BooleanField(default=False)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    winner = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    margin = models.IntegerField(null=True, blank=True)
+    next_dealer = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    hand_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["player_one", "-created_at"]),
+            models.Index(fields=["player_two", "-created_at"]),
+            models.Index(fields=["over", "-created_at"]),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=~Q(player_one=F("player_two")), name="game_two_different_players"),
+            models.CheckConstraint(
+                condition=Q(first_dealer=F("player_one")) | Q(first_dealer=F("player_two")),
+                name="game_first_dealer_is_a_player",
+            ),
+            models.CheckConstraint(
+                condition=Q(winner__isnull=True) | Q(winner=F("player_one")) | Q(winner=F("player_two")),
+                name="game_winner_is_a_player",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_one} v {self.player_two} ({self.created_at:%Y-%m-%d})"
+
+    @property
+    def players(self) -> tuple[Player, Player]:
+        return (self.player_one, self.player_two)
+
+    @property
+    def is_hollywood(self) -> bool:
+        return bool(self.rules.get("hollywood"))
+
+
+class GameScore(models.Model):
+    """The derived score of one game of a sitting (games 1-3 for Hollywood)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="scores")
+    number = models.PositiveSmallIntegerField()
+    player_one_hand_points = models.IntegerField(default=0)
+    player_two_hand_points = models.IntegerField(default=0)
+    player_one_boxes = models.IntegerField(default=0)
+    player_two_boxes = models.IntegerField(default=0)
+    over = models.BooleanField(default=False)
+    winner = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    player_one_final = models.IntegerField(null=True, blank=True)
+    player_two_final = models.IntegerField(null=True, blank=True)
+    margin = models.IntegerField(null=True, blank=True)
+    closed_by_hand = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="gamescore_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1, number__lte=3), name="gamescore_number_1_to_3"),
+            models.CheckConstraint(
+                condition=Q(player_one_hand_points__gte=0, player_two_hand_points__gte=0),
+                name="gamescore_points_not_negative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} game {self.number}"
+
+
+class Hand(models.Model):
+    """One hand: the facts the players recorded, in order, plus derived figures."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveIntegerField()
+    # Facts.
+    ending = models.CharField(max_length=10, choices=Ending.choices)
+    by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    knocker_deadwood = models.PositiveSmallIntegerField(null=True, blank=True)
+    defender_deadwood = models.PositiveSmallIntegerField(null=True, blank=True)
+    upcard = models.CharField(max_length=3, blank=True)
+    cards = models.JSONField(null=True, blank=True)
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    # Derived by the engine.
+    dealer = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    result = models.CharField(max_length=10, choices=Result.choices)
+    winner = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    points = models.PositiveIntegerField(default=0)
+    boxes = models.PositiveSmallIntegerField(default=0)
+    doubled = models.BooleanField(default=False)
+    scored_in = models.JSONField(default=list, blank=True)  # game numbers that received the points
+
+    class Meta:
+        ordering = ["game", "number"]
+        indexes = [models.Index(fields=["winner", "result"])]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="hand_number_unique_per_game"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="hand_number_from_1"),
+            models.CheckConstraint(
+                condition=Q(knocker_deadwood__isnull=True) | Q(knocker_deadwood__gte=1, knocker_deadwood__lte=10),
+                name="hand_knocker_deadwood_1_to_10",
+            ),
+            models.CheckConstraint(
+                condition=Q(defender_deadwood__isnull=True)
+                | Q(defender_deadwood__gte=0, defender_deadwood__lte=MAX_DEADWOOD),
+                name="hand_defender_deadwood_0_to_98",
+            ),
+            models.CheckConstraint(
+                condition=Q(ending="dead", by__isnull=True) | (~Q(ending="dead") & Q(by__isnull=False)),
+                name="hand_by_given_unless_dead",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} hand {self.number}"

@@ -1,0 +1,244 @@
+"""Rule sets: a preset name plus overrides, validated (pure Python, no Django).
+
+The presets and field meanings are those of the rule book
+(shared/spec/rules.md). A resolved ``RuleSet`` holds every value, so a game
+stores it whole and a later change to a preset never rewrites history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+SHUTOUT_MODES = ("none", "add", "double_hands", "double_total")
+OKLAHOMA_ACE_MODES = ("gin_only", "one")
+NEXT_DEALER_MODES = ("loser", "winner", "alternate")
+HOLLYWOOD_GAMES = 3
+# Sane ceilings keep a typo (target 10000000) from making a game unplayable.
+MAX_BONUS = 10_000
+
+
+class RuleError(ValueError):
+    """A rule set that cannot be used; ``field`` names the offending key."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    preset: str = "standard"
+    knock_limit: int = 10
+    gin_bonus: int = 25
+    big_gin_bonus: int | None = 31
+    undercut_bonus: int = 25
+    undercut_on_tie: bool = True
+    target: int = 100
+    game_bonus: int = 100
+    box_bonus: int = 25
+    line_bonus: int | None = None
+    line_bonus_margin: int = 50
+    shutout_mode: str = "add"
+    shutout_bonus: int = 100
+    oklahoma: bool = False
+    oklahoma_ace: str = "gin_only"
+    spade_double: bool = False
+    spade_double_boxes: bool = False
+    hollywood: bool = False
+    next_dealer: str = "loser"
+
+    @property
+    def games_per_session(self) -> int:
+        return HOLLYWOOD_GAMES if self.hollywood else 1
+
+    @property
+    def big_gin_allowed(self) -> bool:
+        return self.big_gin_bonus is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def overrides(self) -> dict[str, Any]:
+        """The fields that differ from the preset, as a rule-set spec."""
+        base = PRESETS[self.preset]
+        spec: dict[str, Any] = {"preset": self.preset}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if field.name != "preset" and value != getattr(base, field.name):
+                spec[field.name] = value
+        return spec
+
+    def describe(self) -> list[tuple[str, str]]:
+        """Every rule in plain words, e.g. ("Undercut bonus", "25")."""
+        return [(FIELD_LABELS[name], _describe_value(self, name)) for name in FIELD_LABELS]
+
+    def describe_overrides(self) -> list[tuple[str, str]]:
+        return [
+            (FIELD_LABELS[name], _describe_value(self, name))
+            for name in self.overrides()
+            if name != "preset"
+        ]
+
+
+_STANDARD = RuleSet()
+
+PRESETS: dict[str, RuleSet] = {
+    "standard": _STANDARD,
+    "classic": replace(
+        _STANDARD,
+        preset="classic",
+        gin_bonus=20,
+        big_gin_bonus=None,
+        undercut_bonus=10,
+        box_bonus=20,
+    ),
+    "lets_play": replace(
+        _STANDARD,
+        preset="lets_play",
+        big_gin_bonus=25,
+        box_bonus=20,
+        line_bonus=50,
+        line_bonus_margin=50,
+        shutout_mode="none",
+    ),
+    "oklahoma": replace(
+        _STANDARD,
+        preset="oklahoma",
+        target=150,
+        oklahoma=True,
+        spade_double=True,
+        spade_double_boxes=False,
+    ),
+    "straight": replace(_STANDARD, preset="straight", knock_limit=0),
+    "hollywood": replace(_STANDARD, preset="hollywood", hollywood=True),
+}
+
+PRESET_LABELS = {
+    "standard": "Standard (modern Hoyle)",
+    "classic": "Classic (pagat / Bicycle)",
+    "lets_play": "Let's Play house rules",
+    "oklahoma": "Oklahoma",
+    "straight": "Straight gin (gin only)",
+    "hollywood": "Hollywood (three games at once)",
+}
+
+FIELD_LABELS = {
+    "knock_limit": "Knock limit",
+    "gin_bonus": "Gin bonus",
+    "big_gin_bonus": "Big gin bonus",
+    "undercut_bonus": "Undercut bonus",
+    "undercut_on_tie": "A tie is an undercut",
+    "target": "Game to",
+    "game_bonus": "Game bonus",
+    "box_bonus": "Box bonus (per hand won)",
+    "line_bonus": "Line bonus for a big win",
+    "line_bonus_margin": "Big win means winning by at least",
+    "shutout_mode": "Shutout",
+    "shutout_bonus": "Shutout bonus",
+    "oklahoma": "Oklahoma (upcard sets the knock limit)",
+    "oklahoma_ace": "Oklahoma ace upcard",
+    "spade_double": "Spade upcard doubles the hand",
+    "spade_double_boxes": "Spade-doubled hand counts two boxes",
+    "hollywood": "Hollywood (three games at once)",
+    "next_dealer": "Next dealer",
+}
+
+_CHOICE_WORDS = {
+    "shutout_mode": {
+        "none": "no bonus",
+        "add": "adds the shutout bonus",
+        "double_hands": "doubles the winner's hand points",
+        "double_total": "doubles the winner's total",
+    },
+    "oklahoma_ace": {"gin_only": "gin only", "one": "knock with 1 or less"},
+    "next_dealer": {"loser": "loser of the hand", "winner": "winner of the hand", "alternate": "players take turns"},
+}
+
+
+def _describe_value(rules: RuleSet, name: str) -> str:
+    value = getattr(rules, name)
+    if name in _CHOICE_WORDS:
+        return _CHOICE_WORDS[name][value]
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "not allowed" if name == "big_gin_bonus" else "off"
+    if name == "knock_limit" and rules.oklahoma:
+        return "the upcard's value"
+    if name == "knock_limit" and value == 0:
+        return "no knocking (gin only)"
+    return str(value)
+
+
+# name -> (kind, allowed values or (min, max))
+_SCHEMA: dict[str, tuple[str, Any]] = {
+    "knock_limit": ("int", (0, 10)),
+    "gin_bonus": ("int", (0, MAX_BONUS)),
+    "big_gin_bonus": ("int_or_null", (0, MAX_BONUS)),
+    "undercut_bonus": ("int", (0, MAX_BONUS)),
+    "undercut_on_tie": ("bool", None),
+    "target": ("int", (1, MAX_BONUS)),
+    "game_bonus": ("int", (0, MAX_BONUS)),
+    "box_bonus": ("int", (0, MAX_BONUS)),
+    "line_bonus": ("int_or_null", (0, MAX_BONUS)),
+    "line_bonus_margin": ("int", (0, MAX_BONUS)),
+    "shutout_mode": ("choice", SHUTOUT_MODES),
+    "shutout_bonus": ("int", (0, MAX_BONUS)),
+    "oklahoma": ("bool", None),
+    "oklahoma_ace": ("choice", OKLAHOMA_ACE_MODES),
+    "spade_double": ("bool", None),
+    "spade_double_boxes": ("bool", None),
+    "hollywood": ("bool", None),
+    "next_dealer": ("choice", NEXT_DEALER_MODES),
+}
+RULE_FIELDS = tuple(_SCHEMA)
+
+
+def _check_value(name: str, value: Any) -> Any:
+    kind, allowed = _SCHEMA[name]
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise RuleError(name, f"{name} must be true or false, not {value!r}")
+        return value
+    if kind == "choice":
+        if value not in allowed:
+            raise RuleError(name, f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+        return value
+    if value is None and kind == "int_or_null":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        extra = " or null" if kind == "int_or_null" else ""
+        raise RuleError(name, f"{name} must be a whole number{extra}, not {value!r}")
+    low, high = allowed
+    if not low <= value <= high:
+        raise RuleError(name, f"{name} must be between {low} and {high}, not {value}")
+    return value
+
+
+def resolve_rules(spec: Any) -> RuleSet:
+    """Turn ``{"preset": ..., <overrides>}`` into a full, validated RuleSet.
+
+    A missing preset means ``standard``. An unknown field, or a value of the
+    wrong type or range, raises RuleError naming the field.
+    """
+    if spec is None:
+        spec = {}
+    if isinstance(spec, RuleSet):
+        return spec
+    if not isinstance(spec, dict):
+        raise RuleError("rules", "rules must be an object such as {\"preset\": \"standard\"}")
+    preset_name = spec.get("preset", "standard")
+    if preset_name not in PRESETS:
+        raise RuleError(
+            "preset", f"preset must be one of {', '.join(PRESETS)}, not {preset_name!r}"
+        )
+    overrides: dict[str, Any] = {}
+    for name, value in spec.items():
+        if name == "preset":
+            continue
+        if name not in _SCHEMA:
+            raise RuleError(name, f"{name} is not a rule (known rules: {', '.join(RULE_FIELDS)})")
+        overrides[name] = _check_value(name, value)
+    return replace(PRESETS[preset_name], **overrides)

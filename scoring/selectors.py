@@ -1,0 +1,72 @@
+"""Reads that join: each selector owns its select_related/prefetch_related."""
+
+from django.db.models import Prefetch, QuerySet
+
+from scoring.models import Game, GameScore, Hand
+
+GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
+
+
+def game_list(*, player=None) -> QuerySet[Game]:
+    """Games, in progress first, newest first, with their players and scores."""
+    games = Game.objects.select_related(*GAME_PLAYERS).prefetch_related(
+        Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number"))
+    )
+    if player is not None:
+        from django.db.models import Q
+
+        games = games.filter(Q(player_one=player) | Q(player_two=player))
+    return games.order_by("over", "-created_at")
+
+
+def game_detail(*, pk: int) -> Game:
+    """One game with everything its scoresheet shows, in a fixed number of queries."""
+    return (
+        Game.objects.select_related(*GAME_PLAYERS)
+        .prefetch_related(
+            Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number")),
+            Prefetch("hands", queryset=Hand.objects.select_related("by", "winner", "dealer").order_by("number")),
+        )
+        .get(pk=pk)
+    )
+
+
+def games_for_export() -> QuerySet[Game]:
+    return Game.objects.select_related("player_one", "player_two", "first_dealer").prefetch_related(
+        Prefetch("hands", queryset=Hand.objects.select_related("by").order_by("number"))
+    ).order_by("created_at", "pk")
+
+
+def game_record(game: Game) -> dict:
+    """A stored game as a JSON game record (facts, then the computed ``expect``).
+
+    ``game`` should come from ``games_for_export`` or ``game_detail`` so the
+    hands and players are already loaded.
+    """
+    from scoring.engine import HandFacts
+    from scoring.record import evaluate, hand_to_record
+    from scoring.rules import resolve_rules
+
+    rules = resolve_rules(game.rules)
+    record = {
+        "name": game.name or f"{game.player_one.name} v {game.player_two.name}",
+        "source": game.source or f"GinLeague game {game.pk}",
+        "rules": rules.as_dict(),
+        "players": [game.player_one.name, game.player_two.name],
+        "first_dealer": game.first_dealer.name,
+        "hands": [
+            hand_to_record(
+                HandFacts(
+                    ending=hand.ending,
+                    by=hand.by.name if hand.by else None,
+                    knocker_deadwood=hand.knocker_deadwood,
+                    defender_deadwood=hand.defender_deadwood,
+                    upcard=hand.upcard or None,
+                ),
+                hand.cards,
+            )
+            for hand in game.hands.all()
+        ],
+    }
+    record["expect"] = evaluate(record)
+    return record
