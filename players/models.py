@@ -24,3 +24,21 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class SiteSettings(models.Model):
+    """Install-wide switches the owner controls (a single row, pk=1)."""
+
+    signup_open = models.BooleanField(default=True, help_text="Anyone may create an account")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "site settings"
+
+    def __str__(self) -> str:
+        return "Site settings"
+
+    @classmethod
+    def load(cls) -> "SiteSettings":
+        settings_row, _ = cls.objects.get_or_create(pk=1)
+        return settings_row

@@ -280,9 +280,7 @@ def _set_choices(a: int, b: int, c: int, d: int, ranks: int, movable: tuple[int,
                 options.append((bit, bit, 0, bit))
             if md & bit:
                 options.append((bit, bit, bit, 0))
-        choices = [
-            (ca | oa, cb | ob, cc | oc, cd | od) for ca, cb, cc, cd in choices for oa, ob, oc, od in options
-        ]
+        choices = [(ca | oa, cb | ob, cc | oc, cd | od) for ca, cb, cc, cd in choices for oa, ob, oc, od in options]
     return choices
 
 
@@ -449,7 +447,7 @@ def _defender_choices(d4, k_runs, lay_sets):
 
 def _defender_deadwood(d4, k_runs, lay_sets, choice) -> int:
     total = 0
-    for x, e, k, lay in zip(d4, choice, k_runs, lay_sets):
+    for x, e, k, lay in zip(d4, choice, k_runs, lay_sets, strict=True):
         x &= ~e
         total += _VAL[x & ~_RUNS[x | k] & ~lay]
     return total
@@ -458,11 +456,11 @@ def _defender_deadwood(d4, k_runs, lay_sets, choice) -> int:
 def _knocker_layoff_targets(k_mask: int, d_mask: int, choice):
     """Knocker's run cards per suit, and the defender's cards that fit a knocker 3-card set."""
     k4 = _split(k_mask)
-    k_runs = tuple(_RUNS[x & ~e] for x, e in zip(k4, choice))
+    k_runs = tuple(_RUNS[x & ~e] for x, e in zip(k4, choice, strict=True))
     d4 = _split(d_mask)
     ea, eb, ec, ed = choice
     three = (ea & eb & (ec ^ ed)) | (ec & ed & (ea ^ eb))  # ranks melded as sets of exactly three
-    lay = tuple(x & three & ~e for x, e in zip(d4, choice))
+    lay = tuple(x & three & ~e for x, e in zip(d4, choice, strict=True))
     return k_runs, lay
 
 
@@ -474,7 +472,9 @@ def _hand10(cards: Iterable[object], who: str) -> int:
     return mask
 
 
-def resolve_knock(knocker_cards: Iterable[object], defender_cards: Iterable[object], *, knock_limit: int) -> KnockResolution:
+def resolve_knock(
+    knocker_cards: Iterable[object], defender_cards: Iterable[object], *, knock_limit: int
+) -> KnockResolution:
     """Resolve a knock (or gin): both arrangements, the defender's layoffs, legality."""
     k_mask = _hand10(knocker_cards, "knocker")
     d_mask = _hand10(defender_cards, "defender")
@@ -594,7 +594,7 @@ def format_cards(cards: Iterable[int]) -> str:
 
 
 def format_arrangement(arr: Arrangement) -> str:
-    """"[3H 4H 5H] [7S 7D 7C] deadwood: KS 2D = 12" (no melds / no deadwood shown as such)."""
+    """Text like "[3H 4H 5H] [7S 7D 7C] deadwood: KS 2D = 12" ("deadwood: none = 0" when none)."""
     parts = [f"[{format_cards(meld)}]" for meld in arr.melds]
     if arr.deadwood_cards:
         parts.append(f"deadwood: {format_cards(arr.deadwood_cards)} = {arr.deadwood}")
@@ -622,4 +622,3 @@ def format_knock(res: KnockResolution) -> str:
         + ("legal" if res.legal else f"not legal: {res.reason}")
     )
     return "\n".join(lines)
-

@@ -168,3 +168,26 @@ class Hand(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} hand {self.number}"
+
+
+class IdempotentRequest(models.Model):
+    """A write the API already performed, keyed by the client's Idempotency-Key.
+
+    A retry with the same key and body gets the stored response instead of a
+    second write; the same key with a different body is refused.
+    """
+
+    key = models.CharField(max_length=200)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=500)
+    request_hash = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} [{self.key}]"
