@@ -1,9 +1,10 @@
 from django.contrib import admin
-from django.urls import path
-
-from scoring import views as scoring_views
+from django.urls import include, path
 
 urlpatterns = [
-    path("", scoring_views.home, name="home"),
     path("admin/", admin.site.urls),
+    path("api/", include("scoring.api.urls")),
+    path("clubs/", include("scoring.league_urls")),
+    path("", include("players.urls")),
+    path("", include("scoring.urls")),
 ]
