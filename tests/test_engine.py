@@ -1,0 +1,163 @@
+"""Engine behaviour beyond the golden vectors, with figures worked out by hand."""
+
+import pytest
+
+from scoring.engine import HandError, HandFacts, score_session
+from scoring.rules import PRESETS, RuleError, resolve_rules
+
+
+def knock(by, knocker, defender, upcard=None):
+    return HandFacts("knock", by, knocker, defender, upcard)
+
+
+def gin(by, defender, upcard=None):
+    return HandFacts("gin", by, None, defender, upcard)
+
+
+DEAD = HandFacts("dead")
+
+
+def test_hollywood_sitting_to_all_three_games_closed():
+    rules = resolve_rules({"preset": "hollywood"})
+    hands = [
+        gin("A", 75),  # 100 -> game 1, which A closes with a shutout
+        knock("B", 5, 45),  # 40 -> game 2 (B's first win)
+        knock("A", 2, 52),  # 50 -> game 2: A's win in closed game 1 doesn't count
+        gin("B", 35),  # 60 -> game 2 (closes, B 100) and game 3
+        gin("A", 75),  # 100 -> game 3 only (A has no win there yet); closes it
+    ]
+    result = score_session(rules, ("A", "B"), "B", hands)
+    assert [hand.games for hand in result.hands] == [(1,), (2,), (2,), (2, 3), (3,)]
+    one, two, three = result.games
+    assert one.final == {"A": 100 + 25 + 100 + 100, "B": 0} and one.margin == 325
+    assert two.winner == "B" and two.final == {"B": 100 + 50 + 100, "A": 50 + 25} and two.margin == 175
+    assert three.winner == "A" and three.final == {"A": 100 + 25 + 100, "B": 60 + 25} and three.margin == 140
+    assert result.over and result.next_dealer is None
+    assert result.net("A") == 325 - 175 + 140 and result.winner == "A" and result.margin == 290
+    assert [hand.dealer for hand in result.hands] == ["B", "B", "A", "B", "A"]
+    with pytest.raises(HandError) as refused:
+        score_session(rules, ("A", "B"), "B", [*hands, DEAD])
+    assert (refused.value.hand, refused.value.field) == (6, "ending")
+
+
+def test_alternate_dealing_repeats_after_a_dead_hand():
+    rules = resolve_rules({"preset": "standard", "next_dealer": "alternate"})
+    result = score_session(rules, ("A", "B"), "A", [knock("A", 3, 10), DEAD, knock("B", 3, 10), gin("B", 10)])
+    assert [hand.dealer for hand in result.hands] == ["A", "B", "B", "A"]
+    assert result.next_dealer == "B"
+
+
+def test_spade_double_can_count_two_boxes():
+    rules = resolve_rules({"preset": "oklahoma", "spade_double_boxes": True})
+    result = score_session(rules, ("A", "B"), "B", [knock("A", 4, 19, "7S"), knock("A", 4, 19, "7H")])
+    assert [hand.points for hand in result.hands] == [30, 15]
+    assert [hand.boxes for hand in result.hands] == [2, 1]
+    assert result.games[0].boxes == {"A": 3, "B": 0}
+
+
+def test_oklahoma_ace_can_mean_a_limit_of_one():
+    rules = resolve_rules({"preset": "oklahoma", "oklahoma_ace": "one"})
+    result = score_session(rules, ("A", "B"), "B", [knock("A", 1, 10, "AH")])
+    assert result.hands[0].points == 9
+    with pytest.raises(HandError) as refused:
+        score_session(rules, ("A", "B"), "B", [knock("A", 2, 10, "AH")])
+    assert refused.value.field == "knocker_deadwood"
+
+
+@pytest.mark.parametrize("upcard, field", [(None, "upcard"), ("1S", "upcard"), ("ZZ", "upcard")])
+def test_oklahoma_hand_needs_a_real_upcard(upcard, field):
+    rules = resolve_rules({"preset": "oklahoma"})
+    with pytest.raises(HandError) as refused:
+        score_session(rules, ("A", "B"), "B", [knock("A", 3, 10, upcard)])
+    assert refused.value.field == field and refused.value.hand == 1
+
+
+def test_straight_gin_refuses_a_knock_but_scores_gin():
+    rules = resolve_rules({"preset": "straight"})
+    with pytest.raises(HandError) as refused:
+        score_session(rules, ("A", "B"), "B", [knock("A", 3, 10)])
+    assert refused.value.field == "ending"
+    assert score_session(rules, ("A", "B"), "B", [gin("A", 10)]).hands[0].points == 35
+
+
+def test_line_bonus_needs_the_margin():
+    # lets_play: 50 line bonus for winning by 50 or more.
+    rules = resolve_rules({"preset": "lets_play", "box_bonus": 0, "game_bonus": 0})
+    close = score_session(rules, ("A", "B"), "B", [knock("B", 1, 60), gin("A", 75)])
+    assert close.games[0].final == {"A": 100, "B": 59}  # won by 41: no line bonus
+    wide = score_session(rules, ("A", "B"), "B", [knock("B", 1, 11), gin("A", 75)])
+    assert wide.games[0].final == {"A": 150, "B": 10}
+
+
+def test_hand_points_count_toward_target_not_bonuses():
+    rules = resolve_rules({"preset": "standard"})
+    result = score_session(rules, ("A", "B"), "B", [gin("A", 70)])  # 95 hand points, not over
+    assert not result.over and result.games[0].points_needed("A") == 5
+
+
+def test_bad_facts_name_the_field():
+    rules = resolve_rules({"preset": "standard"})
+    cases = [
+        (HandFacts("bump", "A"), "ending"),
+        (HandFacts("gin", "C", None, 10), "by"),
+        (HandFacts("knock", "A", 5, None), "defender_deadwood"),
+        (HandFacts("knock", "A", "5", 10), "knocker_deadwood"),
+        (HandFacts("knock", "A", True, 10), "knocker_deadwood"),
+        (HandFacts("gin", "A", None, -1), "defender_deadwood"),
+        (HandFacts("dead", "A"), "by"),
+    ]
+    for facts, field in cases:
+        with pytest.raises(HandError) as refused:
+            score_session(rules, ("A", "B"), "B", [gin("B", 5), facts])
+        assert (refused.value.hand, refused.value.field) == (2, field), facts
+        assert refused.value.message
+
+
+@pytest.mark.parametrize(
+    "spec, field",
+    [
+        ({"preset": "bridge"}, "preset"),
+        ({"preset": "standard", "gin_bonnus": 20}, "gin_bonnus"),
+        ({"preset": "standard", "gin_bonus": "25"}, "gin_bonus"),
+        ({"preset": "standard", "undercut_on_tie": 1}, "undercut_on_tie"),
+        ({"preset": "standard", "target": 0}, "target"),
+        ({"preset": "standard", "shutout_mode": "triple"}, "shutout_mode"),
+        ({"preset": "standard", "knock_limit": 11}, "knock_limit"),
+        ({"preset": "standard", "gin_bonus": None}, "gin_bonus"),
+        ("standard", "rules"),
+    ],
+)
+def test_bad_rule_sets_are_refused_naming_the_field(spec, field):
+    with pytest.raises(RuleError) as refused:
+        resolve_rules(spec)
+    assert refused.value.field == field
+    assert field in str(refused.value) or field == "rules"
+
+
+def test_presets_hold_the_rule_book_values():
+    table = {
+        # knock, gin, big, undercut, target, game, box, line, shutout mode, next dealer
+        "standard": (10, 25, 31, 25, 100, 100, 25, None, "add", "loser"),
+        "classic": (10, 20, None, 10, 100, 100, 20, None, "add", "loser"),
+        "lets_play": (10, 25, 25, 25, 100, 100, 20, 50, "none", "loser"),
+        "oklahoma": (10, 25, 31, 25, 150, 100, 25, None, "add", "loser"),
+        "straight": (0, 25, 31, 25, 100, 100, 25, None, "add", "loser"),
+        "hollywood": (10, 25, 31, 25, 100, 100, 25, None, "add", "loser"),
+    }
+    for name, values in table.items():
+        rules = PRESETS[name]
+        got = (
+            rules.knock_limit, rules.gin_bonus, rules.big_gin_bonus, rules.undercut_bonus, rules.target,
+            rules.game_bonus, rules.box_bonus, rules.line_bonus, rules.shutout_mode, rules.next_dealer,
+        )
+        assert got == values, name
+    assert PRESETS["oklahoma"].oklahoma and PRESETS["oklahoma"].spade_double
+    assert not PRESETS["oklahoma"].spade_double_boxes
+    assert PRESETS["hollywood"].hollywood and PRESETS["hollywood"].games_per_session == 3
+
+
+def test_overrides_round_trip():
+    rules = resolve_rules({"preset": "classic", "undercut_bonus": 25, "next_dealer": "winner"})
+    assert rules.overrides() == {"preset": "classic", "undercut_bonus": 25, "next_dealer": "winner"}
+    assert resolve_rules(rules.overrides()) == rules
+    assert ("Undercut bonus", "25") in rules.describe()

@@ -1,0 +1,97 @@
+"""Every golden vector, through the engine, the scoresheet command and import/export."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from scoring.models import Game, Hand
+from scoring.record import evaluate
+from scoring.rules import resolve_rules
+from tests.conftest import VECTOR_FILES, load_vector
+
+VALID = [path for path in VECTOR_FILES if "error" not in load_vector(path)["expect"]]
+INVALID = [path for path in VECTOR_FILES if "error" in load_vector(path)["expect"]]
+
+
+def comparable(got: dict, want: dict) -> dict:
+    """An error answer is judged on hand and field only (the message is ours)."""
+    if "error" in want:
+        return {"error": got.get("error")}
+    return got
+
+
+def test_the_vectors_were_copied():
+    assert len(VECTOR_FILES) >= 28
+    assert VALID and INVALID
+
+
+@pytest.mark.parametrize("path", VECTOR_FILES, ids=lambda path: path.stem)
+def test_engine_matches_vector(path):
+    vector = load_vector(path)
+    assert comparable(evaluate(vector), vector["expect"]) == vector["expect"]
+
+
+def test_scoresheet_json_prints_one_expect_line_per_file_in_order():
+    out = io.StringIO()
+    with pytest.raises(CommandError) as raised:
+        call_command("scoresheet", "--json", *map(str, VECTOR_FILES), stdout=out)
+    assert raised.value.returncode == 1  # some vectors are invalid records
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    assert len(lines) == len(VECTOR_FILES)
+    for path, line in zip(VECTOR_FILES, lines, strict=True):
+        want = load_vector(path)["expect"]
+        got = json.loads(line)
+        assert comparable(got, want) == want, path.name
+        if "error" in want:
+            assert got["message"], "an invalid record gets a message"
+
+
+def test_scoresheet_json_exits_0_when_all_records_are_valid():
+    out = io.StringIO()
+    call_command("scoresheet", "--json", *map(str, VALID), stdout=out)
+    assert len(out.getvalue().splitlines()) == len(VALID)
+
+
+def test_scoresheet_prints_a_readable_sheet():
+    out = io.StringIO()
+    path = next(path for path in VALID if "full-standard-game" in path.name)
+    call_command("scoresheet", str(path), stdout=out)
+    text = out.getvalue()
+    assert "Bob wins 265 to 105, margin 160" in text
+    assert "Game bonus" in text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", VALID, ids=lambda path: path.stem)
+def test_import_then_export_reproduces_the_facts(path, tmp_path):
+    vector = load_vector(path)
+    call_command("import_games", str(path), stdout=io.StringIO())
+    out_file = tmp_path / "export.json"
+    call_command("export_games", "--out", str(out_file), stderr=io.StringIO())
+    [exported] = json.loads(out_file.read_text())
+    assert exported["players"] == vector["players"]
+    assert exported["first_dealer"] == vector["first_dealer"]
+    assert exported["hands"] == vector["hands"]
+    assert resolve_rules(exported["rules"]) == resolve_rules(vector["rules"])
+    assert exported["expect"] == vector["expect"]
+    # And the stored derived figures are the engine's.
+    game = Game.objects.get()
+    expect = vector["expect"]
+    stored = [(h.winner.name if h.winner else None, h.result, h.points, h.dealer.name) for h in game.hands.all()]
+    assert stored == [(h["winner"], h["result"], h["points"], h["dealer"]) for h in expect["hands"]]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", INVALID, ids=lambda path: path.stem)
+def test_import_of_an_invalid_record_stores_nothing(path):
+    err = io.StringIO()
+    want = load_vector(path)["expect"]["error"]
+    with pytest.raises(CommandError):
+        call_command("import_games", str(path), stdout=io.StringIO(), stderr=err)
+    assert f"field {want['field']}" in err.getvalue()
+    assert f"hand {want['hand']}" in err.getvalue()
+    assert Game.objects.count() == 0
+    assert Hand.objects.count() == 0
