@@ -47,7 +47,8 @@ def database_from_url(url: str) -> dict:
         }
     if parsed.scheme == "sqlite":
         path = unquote(parsed.path)
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path[1:] if path.startswith("//") else path or ":memory:"}
+        name = path[1:] if path.startswith("//") else path or ":memory:"
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": name}
     raise ImproperlyConfigured(f"DATABASE_URL must start with postgres:// or sqlite://, not {url!r}")
 
 

@@ -76,7 +76,8 @@ def _lock(game: Game) -> Game:
 def _describe_hand(hand: Hand | HandResult, names: dict[int, str]) -> str:
     if hand.result == "dead":
         return "dead hand"
-    return f"{names[hand.winner_id if isinstance(hand, Hand) else hand.winner]} {hand.result.replace('_', ' ')} {hand.points}"
+    winner = hand.winner_id if isinstance(hand, Hand) else hand.winner
+    return f"{names[winner]} {hand.result.replace('_', ' ')} {hand.points}"
 
 
 def game_recompute(*, game: Game) -> list[Change]:

@@ -110,7 +110,8 @@ def stored_matches_engine(game):
     facts = [
         HandFacts(h.ending, h.by_id, h.knocker_deadwood, h.defender_deadwood, h.upcard or None) for h in hands
     ]
-    result = score_session(resolve_rules(game.rules), (game.player_one_id, game.player_two_id), game.first_dealer_id, facts)
+    players = (game.player_one_id, game.player_two_id)
+    result = score_session(resolve_rules(game.rules), players, game.first_dealer_id, facts)
     assert [h.number for h in hands] == list(range(1, len(hands) + 1))
     for hand, derived in zip(hands, result.hands, strict=True):
         assert (hand.dealer_id, hand.result, hand.winner_id, hand.points, hand.boxes, hand.scored_in) == (
@@ -134,7 +135,9 @@ def stored_matches_engine(game):
 
 
 @pytest.mark.django_db
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(operations())
 def test_stored_figures_equal_a_recompute_after_any_add_edit_remove(case):
     rules, first_dealer, ops = case

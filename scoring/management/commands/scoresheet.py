@@ -52,12 +52,16 @@ def _dumps(value) -> str:
 
 def render_sheet(path, record, result) -> str:
     one, two = record.players
-    lines = [f"== {record.name or path} ({record.rules.preset})", f"{'#':>3}  {'dealer':<10} {'result':<10} {'winner':<10} {'points':>6}  games"]
+    lines = [
+        f"== {record.name or path} ({record.rules.preset})",
+        f"{'#':>3}  {'dealer':<10} {'result':<10} {'winner':<10} {'points':>6}  games",
+    ]
     for hand in result.hands:
         games = ",".join(map(str, hand.games))
         doubled = " (spade x2)" if hand.doubled else ""
         lines.append(
-            f"{hand.number:>3}  {hand.dealer:<10} {hand.result:<10} {hand.winner or '-':<10} {hand.points:>6}  {games}{doubled}"
+            f"{hand.number:>3}  {hand.dealer:<10} {hand.result:<10} {hand.winner or '-':<10} {hand.points:>6}"
+            f"  {games}{doubled}"
         )
     for game in result.games:
         label = f"Game {game.number}" if len(result.games) > 1 else "Game"
