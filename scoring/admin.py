@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from scoring.models import Game, GameScore, Hand
+from scoring.models import Game, GameScore, Hand, IdempotentRequest
 
 
 class HandInline(admin.TabularInline):
@@ -61,3 +61,10 @@ class GameScoreAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(IdempotentRequest)
+class IdempotentRequestAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "user", "response_status", "created_at"]
+    list_select_related = ["user"]
+    readonly_fields = [field.name for field in IdempotentRequest._meta.fields]
