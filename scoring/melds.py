@@ -46,21 +46,23 @@ __all__ = [
     "DiscardResult",
     "KnockResolution",
     "Layoff",
+    "arrangement_data",
     "best_arrangement",
     "best_arrangement_mask",
     "best_discard",
     "cards_mask",
     "deadwood",
     "deadwood_mask",
+    "discard_data",
     "format_arrangement",
     "format_cards",
     "format_knock",
+    "knock_data",
     "mask_cards",
     "resolve_knock",
 ]
 
 _SUIT = 0x1FFF  # 13 bits: one suit
-_ALL = (1 << 52) - 1
 MAX_CARDS = 11  # best_arrangement / deadwood accept 0..11 cards
 
 
@@ -622,3 +624,44 @@ def format_knock(res: KnockResolution) -> str:
         + ("legal" if res.legal else f"not legal: {res.reason}")
     )
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# Plain data (JSON-ready: cards as text like "10H")
+# --------------------------------------------------------------------------
+def arrangement_data(arr: Arrangement) -> dict:
+    return {
+        "melds": [[card_name(c) for c in meld] for meld in arr.melds],
+        "deadwood_cards": [card_name(c) for c in arr.deadwood_cards],
+        "deadwood": arr.deadwood,
+    }
+
+
+def discard_data(res: DiscardResult) -> dict:
+    return {
+        "discard": None if res.discard is None else card_name(res.discard),
+        "big_gin": res.big_gin,
+        "gin": res.gin,
+        "deadwood": res.deadwood,
+        "arrangement": arrangement_data(res.arrangement),
+    }
+
+
+def knock_data(res: KnockResolution) -> dict:
+    return {
+        "knocker": arrangement_data(res.knocker),
+        "defender": arrangement_data(res.defender),
+        "layoffs": [
+            {
+                "card": card_name(lay.card),
+                "meld_index": lay.meld_index,
+                "meld": [card_name(c) for c in res.knocker.melds[lay.meld_index]],
+            }
+            for lay in res.layoffs
+        ],
+        "knocker_deadwood": res.knocker_deadwood,
+        "defender_deadwood": res.defender_deadwood,
+        "gin": res.gin,
+        "legal": res.legal,
+        "reason": res.reason,
+    }
