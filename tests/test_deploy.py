@@ -15,7 +15,10 @@ PRODUCTION = {
 
 
 def manage(*args, env):
-    clean = {key: value for key, value in os.environ.items() if key not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS")}
+    # A fresh process as a server would start: none of the test run's own settings
+    # (the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE, which --deploy rightly refuses).
+    dropped = ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE", "DJANGO_SETTINGS_MODULE")
+    clean = {key: value for key, value in os.environ.items() if key not in dropped}
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env={**clean, **env}, capture_output=True, text=True
     )
