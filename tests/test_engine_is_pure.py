@@ -2,7 +2,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-PURE_MODULES = ["scoring.engine", "scoring.rules", "scoring.record", "scoring.cards", "scoring.melds", "scoring.ratings"]
+PURE_MODULES = [
+    "scoring.engine",
+    "scoring.rules",
+    "scoring.record",
+    "scoring.cards",
+    "scoring.melds",
+    "scoring.ratings",
+]
 
 
 def test_rules_engine_imports_no_django():
