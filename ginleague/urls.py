@@ -5,6 +5,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("scoring.api.urls")),
     path("clubs/", include("scoring.league_urls")),
+    path("", include("scoring.stats_urls")),
     path("", include("players.urls")),
     path("", include("scoring.urls")),
 ]

@@ -42,3 +42,79 @@ class SiteSettings(models.Model):
     def load(cls) -> "SiteSettings":
         settings_row, _ = cls.objects.get_or_create(pk=1)
         return settings_row
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "Owner"
+    ADMIN = "admin", "Admin"
+    PLAYER = "player", "Player"
+
+
+MANAGER_ROLES = (Role.OWNER, Role.ADMIN)
+
+
+class Club(models.Model):
+    """A club that runs leagues; a private club is invisible to outsiders."""
+
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100, unique=True)
+    is_public = models.BooleanField(default=True, help_text="Anyone may see the club, its seasons and standings")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.CheckConstraint(condition=~models.Q(name=""), name="club_name_not_empty")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A player in a club with a role. The player may be a guest (no account)."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.PLAYER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["club", "player__name"]
+        constraints = [models.UniqueConstraint(fields=["club", "player"], name="membership_unique_per_club")]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.club} ({self.role})"
+
+    @property
+    def is_manager(self) -> bool:
+        return self.role in MANAGER_ROLES
+
+
+class Invitation(models.Model):
+    """A link (token URL) that adds its holder to a club, or lets them claim a guest's record."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="invitations")
+    token = models.CharField(max_length=64, unique=True)
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.PLAYER)
+    # A guest's record the invitation lets its holder claim (Player.user is set on acceptance).
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    accepted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"Invitation to {self.club} ({self.role})"
+
+    @property
+    def is_used(self) -> bool:
+        return self.accepted_at is not None

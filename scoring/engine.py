@@ -170,7 +170,9 @@ def _validate_hand(
         return upcard
     if facts.by not in players:
         raise HandError(
-            number, "by", f"hand {number}: 'by' must be one of the players ({players[0]}, {players[1]}), not {facts.by!r}"
+            number,
+            "by",
+            f"hand {number}: 'by' must be one of the players ({players[0]}, {players[1]}), not {facts.by!r}",
         )
     if rules.oklahoma and upcard is None:
         raise HandError(number, "upcard", f"hand {number}: an Oklahoma hand needs the upcard (e.g. 7S)")
@@ -381,3 +383,30 @@ def score_session(
         over=over,
         next_dealer=None if over else dealer,
     )
+
+
+def dealer_after(
+    rules: RuleSet, players: Sequence[Player], first_dealer: Player, hands: Sequence[HandResult]
+) -> Player:
+    """Who deals the hand after ``hands``, even once the sitting is over.
+
+    ``SessionResult.next_dealer`` is None for a finished sitting; a rematch
+    ("play again") carries the dealer on from the sitting's last hand.
+    """
+    if not hands:
+        return first_dealer
+    return _next_dealer(rules, (players[0], players[1]), hands[-1])
+
+
+def running_totals(session: SessionResult) -> tuple[tuple[dict[Player, int], ...], ...]:
+    """Each game's hand points after each hand: the running columns of a paper sheet.
+
+    One entry per hand, holding one {player: points} per game of the sitting.
+    """
+    totals = [dict.fromkeys(session.players, 0) for _ in session.games]
+    rows = []
+    for hand in session.hands:
+        for number in hand.games:
+            totals[number - 1][hand.winner] += hand.points
+        rows.append(tuple(dict(game) for game in totals))
+    return tuple(rows)

@@ -1,1 +1,28 @@
-urlpatterns: list = []
+"""Club and league pages, included at "clubs/"."""
+
+from django.urls import path
+
+from scoring import league_views as views
+
+app_name = "league"
+
+urlpatterns = [
+    path("", views.club_list, name="clubs"),
+    path("join/<str:token>/", views.invitation, name="invitation"),
+    path("games/<int:pk>/", views.game_detail, name="game"),
+    path("games/<int:pk>/confirm/", views.game_confirm, name="game_confirm"),
+    path("games/<int:pk>/dispute/", views.game_dispute, name="game_dispute"),
+    path("<slug:slug>/", views.club_detail, name="club"),
+    path("<slug:slug>/members/", views.member_add, name="member_add"),
+    path("<slug:slug>/members/<int:pk>/role/", views.member_role, name="member_role"),
+    path("<slug:slug>/invitations/", views.invitation_create, name="invitation_create"),
+    path("<slug:slug>/seasons/new/", views.season_new, name="season_new"),
+    path("<slug:slug>/seasons/<int:pk>/", views.season_detail, name="season"),
+    path("<slug:slug>/seasons/<int:pk>/ranking/", views.season_ranking, name="season_ranking"),
+    path("<slug:slug>/seasons/<int:pk>/games/", views.open_game_start, name="open_game_start"),
+    path(
+        "<slug:slug>/seasons/<int:pk>/fixtures/<int:fixture_pk>/start/",
+        views.fixture_start,
+        name="fixture_start",
+    ),
+]

@@ -29,6 +29,14 @@ class Result(models.TextChoices):
     DEAD = "dead", "Dead hand"
 
 
+class LeagueStatus(models.TextChoices):
+    """Where a league game stands; a friendly game has none ("")."""
+
+    PLAYING = "playing", "Provisional"  # in play, or over and awaiting the opponent's confirmation
+    CONFIRMED = "confirmed", "Confirmed"
+    DISPUTED = "disputed", "Disputed"
+
+
 class Game(models.Model):
     """One sitting: a single game, or a Hollywood sitting of three games."""
 
@@ -55,6 +63,17 @@ class Game(models.Model):
         Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     hand_count = models.PositiveIntegerField(default=0)
+
+    # League play (all empty for a friendly game). See scoring/league.py.
+    season = models.ForeignKey("Season", null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    fixture = models.OneToOneField(
+        "Fixture", null=True, blank=True, on_delete=models.PROTECT, related_name="game"
+    )
+    league_status = models.CharField(max_length=12, choices=LeagueStatus.choices, blank=True, default="")
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -191,3 +210,98 @@ class IdempotentRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.method} {self.path} [{self.key}]"
+
+
+class SeasonFormat(models.TextChoices):
+    SINGLE = "single", "Round robin (everyone plays everyone once)"
+    DOUBLE = "double", "Double round robin (home and away)"
+    OPEN = "open", "Open play (any two players may record a game)"
+
+
+class Season(models.Model):
+    """A club's league season: its players, rule set, format and ranking rule."""
+
+    club = models.ForeignKey("players.Club", on_delete=models.CASCADE, related_name="seasons")
+    name = models.CharField(max_length=100)
+    preset = models.CharField(max_length=20)
+    # Every rule value, resolved with scoring.rules.resolve_rules; fixed once play starts.
+    rules = models.JSONField()
+    format = models.CharField(max_length=10, choices=SeasonFormat.choices, default=SeasonFormat.SINGLE)
+    # Ordered ranking criteria, e.g. ["wins", "net", "head_to_head"] (see scoring/standings.py).
+    ranking = models.JSONField(default=list)
+    starts_on = models.DateField(null=True, blank=True)
+    ends_on = models.DateField(null=True, blank=True)
+    players = models.ManyToManyField(Player, related_name="seasons", blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["club", "-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="season_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(starts_on__isnull=True) | Q(ends_on__isnull=True) | Q(ends_on__gte=F("starts_on")),
+                name="season_ends_after_it_starts",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club} {self.name}"
+
+    @property
+    def is_round_robin(self) -> bool:
+        return self.format != SeasonFormat.OPEN
+
+
+class Fixture(models.Model):
+    """One scheduled meeting of a round-robin season."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="fixtures")
+    round = models.PositiveSmallIntegerField()
+    home = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    away = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["season", "round", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(home=F("away")), name="fixture_two_different_players"),
+            models.UniqueConstraint(fields=["season", "round", "home"], name="fixture_home_once_per_round"),
+            models.UniqueConstraint(fields=["season", "round", "away"], name="fixture_away_once_per_round"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Round {self.round}: {self.home} v {self.away}"
+
+
+class FactChange(models.Model):
+    """The audit trail of a game: who changed what, when, before -> after.
+
+    Written by the service functions in the same transaction as the change.
+    """
+
+    class Action(models.TextChoices):
+        HAND_ADDED = "hand_added", "Hand added after confirmation"
+        HAND_EDITED = "hand_edited", "Hand corrected"
+        HAND_REMOVED = "hand_removed", "Hand removed"
+        CONFIRMED = "confirmed", "Result confirmed"
+        DISPUTED = "disputed", "Result disputed"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="fact_changes")
+    action = models.CharField(max_length=20, choices=Action.choices)
+    hand_number = models.PositiveIntegerField(null=True, blank=True)
+    what = models.CharField(max_length=100, blank=True)
+    before = models.CharField(max_length=200, blank=True)
+    after = models.CharField(max_length=200, blank=True)
+    comment = models.TextField(blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["game", "at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}: {self.get_action_display()} {self.what}"

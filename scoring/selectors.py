@@ -70,3 +70,29 @@ def game_record(game: Game) -> dict:
     }
     record["expect"] = evaluate(record)
     return record
+
+
+def hands_for_player(*, player, limit: int = 100) -> QuerySet[Hand]:
+    """The latest hands of the player's games, newest first, with who was involved."""
+    from django.db.models import Q
+
+    return (
+        Hand.objects.filter(Q(game__player_one=player) | Q(game__player_two=player))
+        .select_related("game__player_one", "game__player_two", "by", "winner")
+        .order_by("-game__created_at", "-number")[:limit]
+    )
+
+
+def game_for_sheet(*, pk: int) -> Game:
+    """One game and its hands' facts, for pages that score them with the engine (2 queries).
+
+    Lighter than game_detail: no GameScore rows and no player joins per hand
+    (the page names players from the game's two).
+    """
+    return (
+        Game.objects.select_related("player_one", "player_two")
+        .prefetch_related(
+            Prefetch("hands", queryset=Hand.objects.defer("cards", "created_at", "updated_at").order_by("number"))
+        )
+        .get(pk=pk)
+    )

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from players.models import Player
 from players.services import player_get_or_create
+from scoring import live
 from scoring.engine import HandError, HandFacts, HandResult, SessionResult, score_session
 from scoring.models import Game, GameScore, Hand
 from scoring.record import GameRecord, RecordError, score_record
@@ -145,6 +146,7 @@ def game_recompute(*, game: Game) -> list[Change]:
     game.save(
         update_fields=["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "updated_at"]
     )
+    live.notify_change(game=game)  # wall screens hear of it when this transaction commits
     return changes
 
 
@@ -282,6 +284,18 @@ def hand_record(
                 **values,
             )
             game_recompute(game=locked)
+            if locked.league_status == "confirmed":  # a hand added to a confirmed league result
+                from scoring.league import audit_record, game_names, hand_fact_words, hand_summary
+
+                audit_record(
+                    game=locked,
+                    actor=recorded_by,
+                    action="hand_added",
+                    hand_number=number,
+                    what=f"Hand {number}",
+                    before="\u2014",
+                    after=hand_summary(hand_fact_words(hand, game_names(locked))),
+                )
     except IntegrityError:
         raise HandConflict(
             field="number", message="Another device recorded a hand at the same moment; reload and try again."
@@ -309,6 +323,7 @@ def hand_edit(
     upcard: str | None = None,
     cards: Any = None,
     edited_by=None,
+    reason: str = "",
 ) -> list[Change]:
     """Correct the facts of any hand; every later figure is recomputed.
 
@@ -326,6 +341,9 @@ def hand_edit(
             defender_deadwood=defender_deadwood,
             upcard=upcard,
         )
+        from scoring.league import audit_hand_edit, game_names, hand_fact_words
+
+        facts_before = hand_fact_words(stored, game_names(game))
         for name, value in values.items():
             setattr(stored, name, value)
         if cards is not None or stored.cards is not None:
@@ -337,11 +355,31 @@ def hand_edit(
         _score(game, facts)  # refuse before writing anything
         stored.save()
         changes = game_recompute(game=game)
+        audit_hand_edit(
+            game=game,
+            number=stored.number,
+            before=facts_before,
+            after=hand_fact_words(stored, game_names(game)),
+            actor=edited_by,
+            comment=reason,
+        )
     _refresh(hand.game, game)
     return changes
 
 
-def _remove(game: Game, hand: Hand) -> list[Change]:
+def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Change]:
+    from scoring.league import audit_record, game_names, hand_fact_words, hand_summary
+
+    audit_record(
+        game=game,
+        actor=actor,
+        action="hand_removed",
+        hand_number=hand.number,
+        what=f"Hand {hand.number}",
+        before=hand_summary(hand_fact_words(hand, game_names(game))),
+        after="removed",
+        comment=reason,
+    )
     later = list(game.hands.filter(number__gt=hand.number).order_by("number"))
     remaining = [
         _facts_of(other) for other in game.hands.order_by("number") if other.pk != hand.pk
@@ -355,12 +393,12 @@ def _remove(game: Game, hand: Hand) -> list[Change]:
     return game_recompute(game=game)
 
 
-def hand_remove(*, hand: Hand, removed_by=None) -> list[Change]:
+def hand_remove(*, hand: Hand, removed_by=None, reason: str = "") -> list[Change]:
     """Remove any hand; later hands move up one and everything is recomputed."""
     with transaction.atomic():
         game = _lock(hand.game)
         stored = Hand.objects.get(pk=hand.pk, game=game)
-        changes = _remove(game, stored)
+        changes = _remove(game, stored, actor=removed_by, reason=reason)
     _refresh(hand.game, game)
     return changes
 
@@ -372,7 +410,7 @@ def hand_remove_last(*, game: Game, removed_by=None) -> Hand | None:
         last = locked.hands.order_by("-number").first()
         if last is None:
             raise HandRefused(field="number", message="There is no hand to undo.")
-        _remove(locked, last)
+        _remove(locked, last, actor=removed_by)
     _refresh(game, locked)
     return last
 

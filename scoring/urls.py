@@ -4,4 +4,13 @@ from scoring import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("games/new/", views.game_new, name="game_new"),
+    path("games/new/rules/", views.rules_check, name="rules_check"),
+    path("games/<int:pk>/", views.game_sheet, name="game"),
+    path("games/<int:pk>/hands/", views.hand_submit, name="hand_submit"),
+    path("games/<int:pk>/hands/preview/", views.hand_preview, name="hand_preview"),
+    path("games/<int:pk>/hands/undo/", views.hand_undo, name="hand_undo"),
+    path("games/<int:pk>/hands/<int:number>/edit/", views.hand_edit, name="hand_edit"),
+    path("games/<int:pk>/hands/<int:number>/remove/", views.hand_remove, name="hand_remove"),
+    path("games/<int:pk>/again/", views.play_again, name="play_again"),
 ]

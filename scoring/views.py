@@ -1,7 +1,534 @@
-from django.shortcuts import render
+"""Kitchen-table pages: start a game, keep its scoresheet, correct it, play again.
 
-from scoring.selectors import game_list
+Views stay thin: the services write (and refuse), the engine scores, the
+templates show. Every page works without JavaScript; with htmx the record
+form swaps only the sheet, and the preview only its own box.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Q
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.views.decorators.http import require_http_methods, require_POST
+
+from players.models import Player
+from players.services import player_get_or_create
+from scoring import services
+from scoring.cards import SUIT_SYMBOLS
+from scoring.engine import HandFacts, HandResult, dealer_after, running_totals, score_session
+from scoring.forms import (
+    ENDING_LABELS,
+    HAND_FIELD_LABELS,
+    HandForm,
+    NewGameForm,
+    hand_initial,
+    new_game_initial,
+    refusal_text,
+)
+from scoring.models import Game, Hand
+from scoring.permissions import can_edit_game
+from scoring.rules import PRESET_LABELS, resolve_rules
+from scoring.selectors import game_for_sheet, game_list
+from scoring.services import HandConflict, HandRefused
+
+RESULT_WORDS = {"knock": "knock", "undercut": "undercut", "gin": "gin", "big_gin": "big gin", "dead": "dead hand"}
 
 
 def home(request):
-    return render(request, "scoring/home.html", {"games": game_list()[:20]})
+    if not get_user_model().objects.exists():
+        return redirect("setup")
+    games = list(game_list()[:50])
+    return render(request, "scoring/home.html", {"games": games})
+
+
+# --- helpers ---------------------------------------------------------------
+
+
+def _load_game(pk: int) -> Game:
+    try:
+        return game_for_sheet(pk=pk)
+    except Game.DoesNotExist:
+        raise Http404("No such game") from None
+
+
+def game_writer(view):
+    """Load the game; anonymous users go to sign in, others need can_edit_game."""
+
+    @wraps(view)
+    def wrapper(request, pk, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        game = _load_game(pk)
+        if not can_edit_game(request.user, game):
+            raise PermissionDenied("Only the game's players, its creator and staff may change it.")
+        return view(request, game, *args, **kwargs)
+
+    return wrapper
+
+
+def _session(game: Game, rules):
+    hands = list(game.hands.all())
+    facts = [
+        HandFacts(
+            ending=hand.ending,
+            by=hand.by_id,
+            knocker_deadwood=hand.knocker_deadwood,
+            defender_deadwood=hand.defender_deadwood,
+            upcard=hand.upcard or None,
+        )
+        for hand in hands
+    ]
+    return hands, score_session(rules, (game.player_one_id, game.player_two_id), game.first_dealer_id, facts)
+
+
+def _upcard_text(upcard: str) -> str:
+    return f"{upcard[:-1]}{SUIT_SYMBOLS.get(upcard[-1:], '')}" if upcard else ""
+
+
+def describe_result(result: HandResult, names: dict, *, hollywood: bool = False) -> str:
+    """A hand's outcome in words, e.g. "Undercut! Bob scores 27."."""
+    if result.result == "dead":
+        return f"Dead hand: nobody scores; {names[result.dealer]} deals again."
+    winner = names[result.winner]
+    lead = {
+        "knock": f"{winner} knocks and scores {result.points}",
+        "undercut": f"Undercut! {winner} scores {result.points}",
+        "gin": f"Gin! {winner} scores {result.points}",
+        "big_gin": f"Big gin! {winner} scores {result.points}",
+    }[result.result]
+    extra = " (doubled: spade upcard)" if result.doubled else ""
+    if hollywood:
+        extra += f", in game{'s' if len(result.games) > 1 else ''} {' and '.join(map(str, result.games))}"
+    return f"{lead}{extra}."
+
+
+def _hand_row(number: int, result: HandResult, what, meta: str, cells: list[dict], edit_prefix: str | None):
+    """One row of the hands table as HTML (built here: 60+ rows through the template engine cost ~10 ms)."""
+    points = format_html('{} <span class="x2">×2</span>', result.points) if result.doubled else (result.points or "")
+    run = format_html_join(
+        "",
+        '<td class="num run">{}{}</td>',
+        (
+            (format_html('<span class="run-who">{}</span> ', cell["who"]) if cell.get("who") else "", cell["value"])
+            for cell in cells
+        ),
+    )
+    fix = (
+        format_html(
+            '<td class="fix"><a href="{}{}/edit/" aria-label="Edit hand {}">Edit</a></td>', edit_prefix, number, number
+        )
+        if edit_prefix
+        else ""
+    )
+    return format_html(
+        '<tr class="{}"><td class="num">{}</td><td class="what">{}<span class="meta">{}</span></td>'
+        '<td class="num pts">{}</td>{}{}</tr>',
+        result.result,
+        number,
+        what,
+        meta,
+        points,
+        run,
+        fix,
+    )
+
+
+def sheet_context(
+    request, game: Game, *, form: HandForm | None = None, preview: str = "", preview_ok: bool = False, saved: str = ""
+) -> dict:
+    """Everything the scoresheet shows, from the stored facts scored by the engine."""
+    rules = resolve_rules(game.rules)
+    hands, session = _session(game, rules)
+    players = (game.player_one, game.player_two)
+    names = {player.pk: player.name for player in players}
+    hollywood = len(session.games) > 1
+    editable = can_edit_game(request.user, game)
+    rows = []
+    edit_prefix = reverse("hand_submit", args=[game.pk])  # .../hands/ ; + "<number>/edit/"
+    for hand, result, totals in zip(hands, session.hands, running_totals(session), strict=True):
+        cells = []
+        for game_number, game_totals in enumerate(totals, start=1):
+            scored = game_number in result.games
+            if hollywood:  # one column per game: the new total of whoever scored in it
+                cells.append(
+                    {
+                        "value": game_totals[result.winner] if scored else "",
+                        "who": names[result.winner][:4] if scored else "",
+                        "game": game_number,
+                    }
+                )
+            else:  # one column per player, as on paper
+                cells.extend(
+                    {"value": game_totals[player.pk] if result.winner == player.pk else "", "game": game_number}
+                    for player in players
+                )
+        if hand.ending == "dead":
+            what = "Dead hand"
+        elif result.result == "undercut":
+            what = format_html("{} knock, <strong>undercut</strong> by {}", names[hand.by_id], names[result.winner])
+        else:
+            what = f"{names[hand.by_id]} {ENDING_LABELS[hand.ending].lower()}"
+        meta = []
+        if hand.ending == "knock":
+            meta.append(f"deadwood {hand.knocker_deadwood} v {hand.defender_deadwood}")
+        elif hand.ending != "dead":
+            meta.append(f"deadwood 0 v {hand.defender_deadwood}")
+        if hand.upcard:
+            meta.append(f"up {_upcard_text(hand.upcard)}")
+        meta.append(f"{names[result.dealer]} dealt")
+        rows.append(_hand_row(hand.number, result, what, " · ".join(meta), cells, edit_prefix if editable else None))
+    boards = []
+    for result in session.games:
+        breakdown = []
+        if result.over:
+            by_label: dict[str, dict] = {}
+            for line in result.breakdown:
+                by_label.setdefault(line.label, {})[line.player] = line.amount
+            breakdown = [
+                {"label": label, "amounts": [amounts.get(player.pk, "") for player in players]}
+                for label, amounts in by_label.items()
+            ]
+        boards.append(
+            {
+                "number": result.number,
+                "over": result.over,
+                "winner": names.get(result.winner, ""),
+                "margin": result.margin,
+                "closed_by_hand": result.closed_by_hand,
+                "players": [
+                    {
+                        "name": player.name,
+                        "points": result.hand_points[player.pk],
+                        "boxes": result.boxes[player.pk],
+                        "needed": result.points_needed(player.pk),
+                        "final": result.final[player.pk] if result.final else None,
+                    }
+                    for player in players
+                ],
+                "breakdown": breakdown,
+            }
+        )
+    if form is None and editable and not session.over:
+        form = HandForm(game=game, rules=rules, initial={"expected_number": len(hands) + 1})
+    return {
+        "game": game,
+        "rules": rules,
+        "preset_label": PRESET_LABELS.get(rules.preset, rules.preset),
+        "overrides": rules.describe_overrides(),
+        "all_rules": rules.describe(),
+        "players": players,
+        "hollywood": hollywood,
+        "rows": rows,
+        "boards": boards,
+        "session": session,
+        "over": session.over,
+        "next_dealer": names.get(session.next_dealer, ""),
+        "sitting_winner": names.get(session.winner, ""),
+        "sitting_margin": session.margin,
+        "editable": editable,
+        "form": form,
+        "preview": preview,
+        "preview_ok": preview_ok,
+        "saved": saved,
+        "last_number": len(hands),
+    }
+
+
+def _render_sheet(request, game: Game, *, status: int = 200, **extra):
+    context = sheet_context(request, game, **extra)
+    if request.htmx:
+        return render(request, "scoring/game.html#sheet", context)
+    return render(request, "scoring/game.html", context, status=status)
+
+
+# --- the scoresheet --------------------------------------------------------
+
+
+def game_sheet(request, pk: int):
+    return render(request, "scoring/game.html", sheet_context(request, _load_game(pk)))
+
+
+def _preview_text(form: HandForm, game: Game) -> tuple[str, bool]:
+    """(text, ok): the preview of a valid form, or why it is refused."""
+    if not form.is_valid():
+        if "ending" in form.errors and not form.data.get("ending"):
+            return "Choose how the hand ended.", False
+        errors = [error for field_errors in form.errors.values() for error in field_errors]
+        return " ".join(errors), False
+    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    try:
+        result = services.hand_preview(game=game, **form.facts())
+    except HandRefused as refusal:
+        label = HAND_FIELD_LABELS.get(refusal.field, refusal.field.replace("_", " ").capitalize())
+        return refusal_text(label, refusal.message_text), False
+    return describe_result(result, names, hollywood=game.is_hollywood), True
+
+
+@require_POST
+@game_writer
+def hand_preview(request, game: Game):
+    form = HandForm(request.POST, game=game, rules=resolve_rules(game.rules))
+    text, ok = _preview_text(form, game)
+    return render(request, "scoring/game.html#preview", {"preview": text, "preview_ok": ok})
+
+
+@require_POST
+@game_writer
+def hand_submit(request, game: Game):
+    rules = resolve_rules(game.rules)
+    form = HandForm(request.POST, game=game, rules=rules)
+    if request.POST.get("action") == "preview":
+        text, ok = _preview_text(form, game)
+        return _render_sheet(request, game, form=form, preview=text, preview_ok=ok)
+    if not form.is_valid():
+        return _render_sheet(request, game, form=form, status=422)
+    try:
+        hand = services.hand_record(
+            game=game,
+            recorded_by=request.user,
+            expected_number=form.cleaned_data.get("expected_number"),
+            **form.facts(),
+        )
+    except HandConflict as conflict:
+        fresh = _load_game(game.pk)
+        data = request.POST.copy()
+        data["expected_number"] = fresh.hand_count + 1
+        form = HandForm(data, game=fresh, rules=rules)
+        form.is_valid()
+        form.add_refusal(conflict.field, conflict.message_text)
+        return _render_sheet(request, fresh, form=form, status=409)
+    except HandRefused as refusal:
+        form.add_refusal(refusal.field, refusal.message_text)
+        return _render_sheet(request, game, form=form, status=422)
+    fresh = _load_game(game.pk)
+    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    saved = f"Hand {hand.number} saved: " + _hand_words(hand, names)
+    if request.htmx:
+        return _render_sheet(request, fresh, saved=saved)
+    messages.success(request, saved)
+    return redirect("game", pk=game.pk)
+
+
+def _hand_words(hand: Hand, names: dict) -> str:
+    if hand.result == "dead":
+        return "dead hand."
+    return f"{names[hand.winner_id]} {RESULT_WORDS[hand.result]} {hand.points}."
+
+
+def _report_changes(request, heading: str, changes) -> None:
+    messages.success(request, heading)
+    if not changes:
+        messages.info(request, "No other figure changed.")
+    for change in changes:
+        messages.info(request, f"{change.what}: {change.before} \u2192 {change.after}", extra_tags="change")
+
+
+def _hand_of(game: Game, number: int) -> Hand:
+    for hand in game.hands.all():
+        if hand.number == number:
+            return hand
+    raise Http404("No such hand")
+
+
+@require_POST
+@game_writer
+def hand_undo(request, game: Game):
+    try:
+        number = int(request.POST.get("number", ""))
+    except ValueError:
+        number = None
+    if number is None or number != game.hand_count:
+        messages.error(
+            request, "Hand number: the sheet changed since you looked; nothing was undone. Check it and try again."
+        )
+        return redirect("game", pk=game.pk)
+    hand = _hand_of(game, number)
+    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    try:
+        changes = services.hand_remove(hand=hand, removed_by=request.user)
+    except Hand.DoesNotExist:
+        messages.error(request, "Hand number: that hand was already removed; nothing was undone.")
+        return redirect("game", pk=game.pk)
+    _report_changes(request, f"Undid hand {number} ({_hand_words(hand, names)[:-1]}).", changes)
+    return redirect("game", pk=game.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@game_writer
+def hand_edit(request, game: Game, number: int):
+    hand = _hand_of(game, number)
+    rules = resolve_rules(game.rules)
+    if request.method == "POST":
+        form = HandForm(request.POST, game=game, rules=rules)
+        if form.is_valid():
+            try:
+                changes = services.hand_edit(hand=hand, edited_by=request.user, **form.facts())
+            except HandRefused as refusal:
+                form.add_refusal(refusal.field, refusal.message_text)
+            else:
+                _report_changes(request, f"Hand {number} corrected.", changes)
+                return redirect("game", pk=game.pk)
+        status = 422
+    else:
+        form = HandForm(game=game, rules=rules, initial=hand_initial(hand))
+        status = 200
+    context = {"game": game, "hand": hand, "form": form, "rules": rules}
+    return render(request, "scoring/hand_edit.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+@game_writer
+def hand_remove(request, game: Game, number: int):
+    hand = _hand_of(game, number)
+    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    if request.method == "POST":
+        try:
+            changes = services.hand_remove(hand=hand, removed_by=request.user)
+        except Hand.DoesNotExist:
+            messages.error(request, "Hand number: that hand was already removed.")
+        else:
+            _report_changes(request, f"Hand {number} removed; later hands moved up one.", changes)
+        return redirect("game", pk=game.pk)
+    context = {"game": game, "hand": hand, "words": _hand_words(hand, names), "later": game.hand_count - number}
+    return render(request, "scoring/hand_remove.html", context)
+
+
+# --- starting games --------------------------------------------------------
+
+
+def _recent_games(user, limit: int = 5) -> list[Game]:
+    """The user's latest sittings, one per pair of players."""
+    games = (
+        game_list()
+        .filter(Q(created_by=user) | Q(player_one__user=user) | Q(player_two__user=user))
+        .order_by("-created_at")[:30]
+    )
+    seen, recent = set(), []
+    for game in games:
+        pair = frozenset((game.player_one_id, game.player_two_id))
+        if pair not in seen:
+            seen.add(pair)
+            recent.append(game)
+        if len(recent) == limit:
+            break
+    return recent
+
+
+def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
+    names = list(Player.objects.order_by("name").values_list("name", flat=True)[:300])
+    rules = form.cleaned_data.get("rules") if form.is_bound and hasattr(form, "cleaned_data") else None
+    return {
+        "form": form,
+        "recent": [
+            {
+                "game": game,
+                "overrides": resolve_rules(game.rules).describe_overrides(),
+                "preset_label": PRESET_LABELS.get(game.preset, game.preset),
+            }
+            for game in recent
+        ],
+        "player_names": names,
+        "checked_rules": rules.describe() if rules else None,
+        "checked_preset": PRESET_LABELS.get(rules.preset) if rules else "",
+    }
+
+
+@require_http_methods(["GET", "POST"])
+def game_new(request):
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    recent = _recent_games(request.user)
+    if request.method == "GET":
+        initial = {}
+        source = None
+        if request.GET.get("from"):
+            try:
+                source = _load_game(int(request.GET["from"]))
+            except ValueError:
+                source = None
+        elif recent:
+            source = recent[0]
+        if source is not None:
+            initial = new_game_initial(source)
+            if not request.GET.get("from"):  # last rules, but pick the players afresh
+                initial.pop("player_one")
+                initial.pop("player_two")
+        form = NewGameForm(initial=initial)
+        return render(request, "scoring/game_new.html", _new_game_context(request, form, recent))
+
+    form = NewGameForm(request.POST)
+    if request.POST.get("action") == "check" or not form.is_valid():
+        form.is_valid()
+        status = 200 if request.POST.get("action") == "check" and form.is_valid() else 422
+        return render(request, "scoring/game_new.html", _new_game_context(request, form, recent), status=status)
+    data = form.cleaned_data
+    try:
+        player_one = player_get_or_create(name=data["player_one"], created_by=request.user)
+    except ValidationError as error:
+        form.add_error("player_one", "First player: " + " ".join(error.messages))
+    try:
+        player_two = player_get_or_create(name=data["player_two"], created_by=request.user)
+    except ValidationError as error:
+        form.add_error("player_two", "Second player: " + " ".join(error.messages))
+    if not form.errors:
+        try:
+            game = services.game_create(
+                player_one=player_one,
+                player_two=player_two,
+                first_dealer=player_one if data["first_dealer"] == "one" else player_two,
+                rules=data["rules"],
+                created_by=request.user,
+            )
+        except HandRefused as refusal:
+            field = refusal.field if refusal.field in form.fields else f"rule_{refusal.field}"
+            form.add_error(field if field in form.fields else None, refusal.message_text)
+        else:
+            return redirect("game", pk=game.pk)
+    return render(request, "scoring/game_new.html", _new_game_context(request, form, recent), status=422)
+
+
+@require_POST
+def rules_check(request):
+    """htmx: the rules of the new-game form in plain words, as chosen so far."""
+    form = NewGameForm(request.POST)
+    form.is_valid()
+    rules = form.cleaned_data.get("rules")
+    errors = [
+        error
+        for name, field_errors in form.errors.items()
+        if name.startswith(("rule_", "preset"))
+        for error in field_errors
+    ]
+    context = {
+        "checked_rules": rules.describe() if rules else None,
+        "checked_preset": PRESET_LABELS.get(rules.preset) if rules else "",
+        "rule_errors": errors,
+    }
+    return render(request, "scoring/game_new.html#rules_summary", context)
+
+
+@require_POST
+@game_writer
+def play_again(request, game: Game):
+    """A new sitting: same players, same rules, the dealer carried on."""
+    rules = resolve_rules(game.rules)
+    _, session = _session(game, rules)
+    dealer_pk = dealer_after(rules, (game.player_one_id, game.player_two_id), game.first_dealer_id, session.hands)
+    new = services.game_create(
+        player_one=game.player_one,
+        player_two=game.player_two,
+        first_dealer=game.player_one if dealer_pk == game.player_one_id else game.player_two,
+        rules=rules,
+        created_by=request.user,
+    )
+    messages.success(request, f"New game: {game.player_one.name} v {game.player_two.name}, same rules.")
+    return redirect(reverse("game", kwargs={"pk": new.pk}))

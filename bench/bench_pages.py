@@ -1,0 +1,160 @@
+"""Server time and page weight of the kitchen-table pages on a 60-hand Hollywood sitting.
+
+    .venv/bin/python bench/bench_pages.py [--requests 300]
+
+Builds a throw-away SQLite database (unless DATABASE_URL is set), fills a
+Hollywood sitting with 60 hands through the services, then times with
+django.test.Client (in-process: the server's own time, no network):
+
+* GET of the scoresheet (signed in, the phone's view),
+* the htmx POST that records a hand (the sheet partial it returns); each
+  recorded hand is undone afterwards, outside the timing,
+* the htmx preview POST,
+
+and prints p50/p95 and the bytes of each response (static files excluded:
+they are cached). Targets: p95 under 30 ms on SQLite, under 60 KB a page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def build_sitting(hands: int):
+    """A Hollywood sitting of ``hands`` varied hands that is still open at the end."""
+    from django.contrib.auth import get_user_model
+
+    from players.services import player_get_or_create
+    from scoring import services
+    from scoring.services import HandRefused
+
+    user = get_user_model().objects.create_user("bench", password="bench-password-123")
+    ann = player_get_or_create(name="Annabel")
+    bob = player_get_or_create(name="Bartholomew")
+    game = services.game_create(
+        player_one=ann, player_two=bob, first_dealer=bob, rules={"preset": "hollywood"}, created_by=user
+    )
+    rng = random.Random(60)
+    while game.hand_count < hands:
+        by = rng.choice((ann, bob))
+        kind = rng.random()
+        if kind < 0.1:
+            facts = {"ending": "dead"}
+        elif kind < 0.2:
+            facts = {"ending": "gin", "by": by, "defender_deadwood": rng.randint(0, 12)}
+        else:
+            knocker = rng.randint(1, 10)
+            facts = {
+                "ending": "knock",
+                "by": by,
+                "knocker_deadwood": knocker,
+                "defender_deadwood": knocker + rng.choice((-2, 1, 2, 3, 4)),
+            }
+            facts["defender_deadwood"] = max(facts["defender_deadwood"], 0)
+        try:
+            services.hand_record(game=game, recorded_by=user, **facts)
+        except HandRefused:
+            continue
+        game.refresh_from_db()
+        if game.over:  # keep the sitting open: take that hand back and deal again
+            services.hand_remove_last(game=game)
+            game.refresh_from_db()
+    return user, game
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=300, help="timed requests per measurement")
+    parser.add_argument("--hands", type=int, default=60)
+    args = parser.parse_args()
+
+    workdir = tempfile.mkdtemp(prefix="ginleague-bench-")
+    os.environ.setdefault("DATABASE_URL", f"sqlite:///{workdir}/bench.sqlite3")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginleague.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+    from django.urls import reverse
+
+    from scoring import services
+
+    settings.ALLOWED_HOSTS.append("testserver")  # the test client's host (no test environment: it slows templates)
+    if not settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        sys.exit("This benchmark builds its own SQLite database; unset DATABASE_URL.")
+    call_command("migrate", verbosity=0)
+    user, game = build_sitting(args.hands)
+    closed = game.scores.filter(over=True).count()
+    print(f"database: {connection.vendor} ({settings.DATABASES['default']['NAME']})")
+    print(f"sitting: Hollywood, {game.hand_count} hands, {closed} of 3 games closed, open: {not game.over}")
+
+    client = Client()
+    client.force_login(user)
+    sheet_url = reverse("game", args=[game.pk])
+    record_url = reverse("hand_submit", args=[game.pk])
+    preview_url = reverse("hand_preview", args=[game.pk])
+    hand = {"ending": "knock", "by": game.player_one_id, "knocker_deadwood": 3, "defender_deadwood": 5}
+
+    def timed(call, undo=None) -> tuple[list[float], int]:
+        for _ in range(10):  # warm-up
+            response = call()
+            if undo:
+                undo()
+        times = []
+        for _ in range(args.requests):
+            start = time.perf_counter()
+            response = call()
+            times.append((time.perf_counter() - start) * 1000)
+            assert response.status_code == 200, response.status_code
+            if undo:
+                undo()
+        return times, len(response.content)
+
+    def undo_last():
+        services.hand_remove_last(game=game)
+
+    results = {
+        "scoresheet page (GET)": timed(lambda: client.get(sheet_url)),
+        "record hand (htmx POST, sheet partial)": timed(
+            lambda: client.post(
+                record_url, {**hand, "action": "save", "expected_number": args.hands + 1}, HTTP_HX_REQUEST="true"
+            ),
+            undo=undo_last,
+        ),
+        "preview (htmx POST)": timed(lambda: client.post(preview_url, hand, HTTP_HX_REQUEST="true")),
+        "games list (GET /)": timed(lambda: client.get(reverse("home"))),
+        "new game page (GET)": timed(lambda: client.get(reverse("game_new"))),
+    }
+    print(f"\n{'response':42} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'bytes':>8}")
+    for name, (times, size) in results.items():
+        print(f"{name:42} {statistics.median(times):8.2f} {percentile(times, 0.95):8.2f} {max(times):8.2f} {size:8d}")
+    sheet_p95 = percentile(results["scoresheet page (GET)"][0], 0.95)
+    record_p95 = percentile(results["record hand (htmx POST, sheet partial)"][0], 0.95)
+    biggest = max(size for _, size in results.values())
+    print(
+        f"\ntargets: p95 < 30 ms -> scoresheet {sheet_p95:.1f} ms, record {record_p95:.1f} ms; "
+        f"page < 60 KB -> largest {biggest / 1024:.1f} KB"
+    )
+    print(f"({args.requests} timed requests each, django.test.Client in-process; static files not counted)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""Clubs, members, roles and invitations: every write goes through these functions.
+
+Who may see or do what is decided here too (``club_role``, ``can_view_club``,
+``can_manage_club``) so views and templates only ask.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+from django.utils.text import slugify
+
+from players.models import MANAGER_ROLES, Club, Invitation, Membership, Player, Role
+from players.services import MAX_NAME_LENGTH, player_get_or_create
+
+
+def _is_user(user) -> bool:
+    return user is not None and getattr(user, "is_authenticated", False)
+
+
+# --- reads -------------------------------------------------------------------------------------------
+
+
+def player_of(user) -> Player | None:
+    """The player record linked to ``user`` (None for anonymous or a user who has none)."""
+    if not _is_user(user):
+        return None
+    return Player.objects.filter(user=user).first()
+
+
+def club_role(user, club: Club) -> str | None:
+    """``owner``, ``admin``, ``player`` or None (outsider or anonymous)."""
+    if not _is_user(user):
+        return None
+    cache = getattr(user, "_club_roles", None)
+    if cache is None:
+        cache = user._club_roles = {}
+    if club.pk not in cache:
+        cache[club.pk] = (
+            Membership.objects.filter(club=club, player__user=user).values_list("role", flat=True).first()
+        )
+    return cache[club.pk]
+
+
+def can_view_club(user, club: Club) -> bool:
+    return club.is_public or club_role(user, club) is not None
+
+
+def can_manage_club(user, club: Club) -> bool:
+    return club_role(user, club) in MANAGER_ROLES
+
+
+def clubs_visible_to(user) -> QuerySet[Club]:
+    """Public clubs plus the private clubs ``user`` belongs to, with ``my_role`` annotated."""
+    clubs = Club.objects.all()
+    if _is_user(user):
+        mine = Membership.objects.filter(club=OuterRef("pk"), player__user=user)
+        clubs = clubs.annotate(is_member=Exists(mine), my_role=mine.values("role")[:1])
+        return clubs.filter(Q(is_public=True) | Q(is_member=True)).order_by("name")
+    return clubs.filter(is_public=True).order_by("name")
+
+
+def club_members(club: Club) -> QuerySet[Membership]:
+    return Membership.objects.filter(club=club).select_related("player", "player__user").order_by("player__name")
+
+
+# --- writes ------------------------------------------------------------------------------------------
+
+
+def player_for_user(*, user) -> Player:
+    """The user's player record, created (named after the account) if they have none."""
+    existing = player_of(user)
+    if existing:
+        return existing
+    base = (user.get_full_name() or user.get_username())[:MAX_NAME_LENGTH]
+    candidates = [base] + [f"{base[: MAX_NAME_LENGTH - 4]} ({n})" for n in range(2, 50)]
+    for name in candidates:
+        if Player.objects.filter(name__iexact=name).exists():
+            continue
+        try:
+            with transaction.atomic():
+                return Player.objects.create(name=name, user=user, created_by=user)
+        except IntegrityError:
+            continue
+    raise ValidationError({"name": "Could not find a free player name for this account."})
+
+
+RESERVED_SLUGS = {"join", "games"}  # first path segments of scoring/league_urls.py
+
+
+def _unique_slug(name: str) -> str:
+    base = slugify(name)[:90] or "club"
+    slug, n = base, 2
+    while slug in RESERVED_SLUGS or Club.objects.filter(slug=slug).exists():
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+def club_create(*, name: str, owner, is_public: bool = True) -> Club:
+    """A new club; its creator is its owner."""
+    cleaned = " ".join((name or "").split())
+    if not cleaned:
+        raise ValidationError({"name": "Enter the club's name."})
+    if len(cleaned) > 100:
+        raise ValidationError({"name": "A club's name has at most 100 characters."})
+    with transaction.atomic():
+        club = Club.objects.create(name=cleaned, slug=_unique_slug(cleaned), is_public=is_public, created_by=owner)
+        Membership.objects.create(club=club, player=player_for_user(user=owner), role=Role.OWNER)
+    return club
+
+
+def club_update(*, club: Club, changed_by=None, name: str | None = None, is_public: bool | None = None) -> Club:
+    """Rename a club or make it public/private (its slug, and so its links, stay as they are)."""
+    fields = []
+    if name is not None:
+        cleaned = " ".join(name.split())
+        if not cleaned:
+            raise ValidationError({"name": "Enter the club's name."})
+        if len(cleaned) > 100:
+            raise ValidationError({"name": "A club's name has at most 100 characters."})
+        club.name = cleaned
+        fields.append("name")
+    if is_public is not None:
+        club.is_public = bool(is_public)
+        fields.append("is_public")
+    if fields:
+        club.save(update_fields=fields)
+    return club
+
+
+def member_add_guest(*, club: Club, name: str, added_by=None) -> Membership:
+    """Add a player by name (a guest without an account, or an existing player record)."""
+    player = player_get_or_create(name=name, created_by=added_by)
+    membership, created = Membership.objects.get_or_create(club=club, player=player)
+    if not created:
+        raise ValidationError({"name": f"{player.name} is already a member of {club.name}."})
+    return membership
+
+
+def member_set_role(*, membership: Membership, role: str, changed_by=None) -> Membership:
+    """Make a member an admin or a player. The owner's role is not changed here."""
+    if role not in (Role.ADMIN, Role.PLAYER):
+        raise ValidationError({"role": "A member's role is admin or player."})
+    if membership.role == Role.OWNER:
+        raise ValidationError({"role": "The owner's role cannot be changed."})
+    membership.role = role
+    membership.save(update_fields=["role"])
+    return membership
+
+
+def invitation_create(*, club: Club, created_by, role: str = Role.PLAYER, player: Player | None = None) -> Invitation:
+    """A single-use invitation link. With ``player`` (a guest), its holder claims that record."""
+    if role not in (Role.ADMIN, Role.PLAYER):
+        raise ValidationError({"role": "An invitation makes its holder an admin or a player."})
+    if player is not None:
+        if player.user_id is not None:
+            raise ValidationError({"player": f"{player.name} already has an account."})
+        if not Membership.objects.filter(club=club, player=player).exists():
+            raise ValidationError({"player": f"{player.name} is not a member of {club.name}."})
+    return Invitation.objects.create(
+        club=club, token=secrets.token_urlsafe(24), role=role, player=player, created_by=created_by
+    )
+
+
+def invitation_accept(*, invitation: Invitation, user) -> Membership:
+    """Join the club (or claim the guest's record) with ``user``'s account."""
+    if not _is_user(user):
+        raise ValidationError({"user": "Log in to accept an invitation."})
+    with transaction.atomic():
+        invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+        if invitation.is_used:
+            raise ValidationError({"token": "This invitation has already been used."})
+        own = player_of(user)
+        if invitation.player_id is not None:
+            guest = Player.objects.select_for_update().get(pk=invitation.player_id)
+            if guest.user_id is not None:
+                raise ValidationError({"player": f"{guest.name}'s record has already been claimed."})
+            if own is not None and own.pk != guest.pk:
+                raise ValidationError(
+                    {
+                        "player": f"Your account already plays as {own.name}; "
+                        f"ask the club for an invitation that does not claim {guest.name}'s record."
+                    }
+                )
+            guest.user = user
+            guest.save(update_fields=["user"])
+            player = guest
+        else:
+            player = own or player_for_user(user=user)
+        membership, created = Membership.objects.get_or_create(
+            club=invitation.club, player=player, defaults={"role": invitation.role}
+        )
+        if not created and membership.role == Role.PLAYER and invitation.role == Role.ADMIN:
+            membership.role = Role.ADMIN
+            membership.save(update_fields=["role"])
+        invitation.accepted_by = user
+        invitation.accepted_at = timezone.now()
+        invitation.save(update_fields=["accepted_by", "accepted_at"])
+    if hasattr(user, "_club_roles"):
+        del user._club_roles
+    return membership

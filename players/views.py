@@ -1,0 +1,99 @@
+"""Accounts (first run, sign in/up, owner settings) and players' pages."""
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.views import LoginView
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from players.forms import SignUpForm, SiteSettingsForm
+from players.models import Player, SiteSettings
+from scoring.selectors import game_list, hands_for_player
+
+
+def _no_users() -> bool:
+    return not get_user_model().objects.exists()
+
+
+def _create_account(form: SignUpForm, *, owner: bool):
+    with transaction.atomic():
+        user = form.save(commit=False)
+        if owner:
+            user.is_superuser = True
+            user.is_staff = True
+        user.save()
+        name = form.cleaned_data.get("player_name")
+        if name:
+            Player.objects.create(name=name, user=user, created_by=user)
+    return user
+
+
+@require_http_methods(["GET", "POST"])
+def setup(request):
+    """First run: create the owner account (a superuser). Gone once any user exists."""
+    if not _no_users():
+        return redirect("login")
+    form = SignUpForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        user = _create_account(form, owner=True)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}. You own this GinLeague.")
+        return redirect("home")
+    return render(request, "registration/setup.html", {"form": form}, status=422 if form.errors else 200)
+
+
+class SignInView(LoginView):
+    def dispatch(self, request, *args, **kwargs):
+        if _no_users():
+            return redirect("setup")
+        return super().dispatch(request, *args, **kwargs)
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["signup_open"] = SiteSettings.load().signup_open
+        return context
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if _no_users():
+        return redirect("setup")
+    if not SiteSettings.load().signup_open:
+        return render(request, "registration/signup_closed.html", status=403)
+    form = SignUpForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        user = _create_account(form, owner=False)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}.")
+        return redirect("home")
+    return render(request, "registration/signup.html", {"form": form}, status=422 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+def site_settings(request):
+    if not request.user.is_authenticated:
+        from django.contrib.auth.views import redirect_to_login
+
+        return redirect_to_login(request.get_full_path())
+    if not request.user.is_superuser:
+        raise PermissionDenied("Only the owner may change the site settings.")
+    row = SiteSettings.load()
+    form = SiteSettingsForm(request.POST if request.method == "POST" else None, instance=row)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Settings saved: sign-up is " + ("open." if row.signup_open else "closed."))
+        return redirect("site_settings")
+    return render(request, "players/settings.html", {"form": form})
+
+
+def player_list(request):
+    return render(request, "players/player_list.html", {"players": Player.objects.order_by("name")})
+
+
+def player_detail(request, pk: int):
+    player = get_object_or_404(Player, pk=pk)
+    games = list(game_list(player=player)[:100])
+    hands = list(hands_for_player(player=player, limit=100))
+    return render(request, "players/player_detail.html", {"player": player, "games": games, "hands": hands})

@@ -1,0 +1,223 @@
+"""Serializers of the league endpoints (clubs, seasons, fixtures, standings).
+
+Thin like the rest of the API: they shape JSON and check types; players.clubs
+and scoring.league decide what is allowed, and scoring.standings ranks.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from players.clubs import club_role
+from players.models import Club, Membership, Player, Role
+from scoring.api.serializers import PlayerRefSerializer, RulesField
+from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat
+from scoring.standings import RANKING_CRITERIA
+
+RANKING_HELP = "Ranking criteria in order, from: " + ", ".join(f"{key} ({label})" for key, label in RANKING_CRITERIA.items())
+
+
+# --- clubs -------------------------------------------------------------------------------------------
+
+
+class ClubSerializer(serializers.ModelSerializer):
+    my_role = serializers.SerializerMethodField(help_text="The caller's role in the club, or null for an outsider.")
+
+    class Meta:
+        model = Club
+        fields = ["id", "name", "slug", "is_public", "my_role", "created_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ChoiceField(choices=Role.choices, allow_null=True))
+    def get_my_role(self, club: Club) -> str | None:
+        if hasattr(club, "my_role"):  # annotated by players.clubs.clubs_visible_to
+            return club.my_role
+        request = self.context.get("request")
+        return club_role(getattr(request, "user", None), club)
+
+
+class ClubWriteSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    is_public = serializers.BooleanField(
+        default=True, help_text="Anyone may see a public club, its seasons and standings; a private one only members."
+    )
+
+
+class MembershipSerializer(serializers.ModelSerializer):
+    player = PlayerRefSerializer(read_only=True)
+    has_account = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Membership
+        fields = ["id", "player", "role", "has_account", "joined_at"]
+        read_only_fields = fields
+
+    def get_has_account(self, membership: Membership) -> bool:
+        return membership.player.user_id is not None
+
+
+# --- seasons -----------------------------------------------------------------------------------------
+
+
+class SeasonSerializer(serializers.ModelSerializer):
+    rules = RulesField(read_only=True)
+    ranking = serializers.ListField(child=serializers.CharField(), read_only=True)
+    players = PlayerRefSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Season
+        fields = [
+            "id",
+            "club",
+            "name",
+            "format",
+            "preset",
+            "rules",
+            "ranking",
+            "starts_on",
+            "ends_on",
+            "players",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class RankingField(serializers.ListField):
+    child = serializers.ChoiceField(choices=list(RANKING_CRITERIA))
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_length", 1)
+        kwargs.setdefault("max_length", len(RANKING_CRITERIA))
+        kwargs.setdefault("help_text", RANKING_HELP)
+        super().__init__(**kwargs)
+
+
+class SeasonCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    players = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(), many=True, help_text="The players (ids), all members of the club."
+    )
+    rules = RulesField(required=False, default=dict)
+    format = serializers.ChoiceField(choices=SeasonFormat.choices, default=SeasonFormat.SINGLE)
+    ranking = RankingField(required=False)
+    starts_on = serializers.DateField(required=False, allow_null=True, default=None)
+    ends_on = serializers.DateField(required=False, allow_null=True, default=None)
+
+
+class SeasonUpdateSerializer(serializers.Serializer):
+    rules = RulesField(required=False, help_text="New rules; refused once any game of the season exists.")
+    ranking = RankingField(required=False)
+
+
+class OpenGameSerializer(serializers.Serializer):
+    player_one = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    player_two = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    first_dealer = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(), required=False, allow_null=True, help_text="Default: player_two."
+    )
+
+
+# --- fixtures ----------------------------------------------------------------------------------------
+
+
+class FixtureGameSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Game
+        fields = ["id", "over", "winner", "margin", "league_status"]
+        read_only_fields = fields
+
+
+class FixtureSerializer(serializers.ModelSerializer):
+    home = PlayerRefSerializer(read_only=True)
+    away = PlayerRefSerializer(read_only=True)
+    game = serializers.SerializerMethodField(help_text="The fixture's game once started, else null.")
+
+    class Meta:
+        model = Fixture
+        fields = ["id", "season", "round", "home", "away", "game"]
+        read_only_fields = fields
+
+    @extend_schema_field(FixtureGameSerializer(allow_null=True))
+    def get_game(self, fixture: Fixture):
+        game = getattr(fixture, "game", None)
+        return FixtureGameSerializer(game).data if game is not None else None
+
+
+class FixtureStartSerializer(serializers.Serializer):
+    first_dealer = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(), required=False, allow_null=True, help_text="Default: the away player."
+    )
+
+
+# --- confirmation and audit --------------------------------------------------------------------------
+
+
+class ConfirmSerializer(serializers.Serializer):
+    comment = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+
+
+class DisputeSerializer(serializers.Serializer):
+    comment = serializers.CharField(max_length=2000, help_text="What is wrong with the result, for the club's admins.")
+
+
+class FactChangeSerializer(serializers.ModelSerializer):
+    actor = serializers.SerializerMethodField()
+
+    class Meta:
+        model = FactChange
+        fields = ["id", "action", "hand_number", "what", "before", "after", "comment", "actor", "at"]
+        read_only_fields = fields
+
+    def get_actor(self, change: FactChange) -> str | None:
+        return change.actor.get_username() if change.actor_id else None
+
+
+# --- standings ---------------------------------------------------------------------------------------
+
+
+class CriterionSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+
+
+class StandingsRowSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    tied = serializers.BooleanField(help_text="Level with another player on every criterion.")
+    player = serializers.SerializerMethodField()
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    lost = serializers.IntegerField()
+    drawn = serializers.IntegerField()
+    net = serializers.IntegerField()
+    avg_margin = serializers.FloatField()
+    hands_won = serializers.IntegerField()
+    gins = serializers.IntegerField()
+    undercuts_given = serializers.IntegerField()
+    undercuts_received = serializers.IntegerField()
+    decided_by = serializers.CharField(help_text="The criterion that put this player below the one above.")
+
+    @extend_schema_field(PlayerRefSerializer)
+    def get_player(self, row) -> dict:
+        return {"id": row.player_id, "name": row.name}
+
+
+class ProvisionalGameSerializer(serializers.ModelSerializer):
+    player_one = PlayerRefSerializer(read_only=True)
+    player_two = PlayerRefSerializer(read_only=True)
+    winner = PlayerRefSerializer(read_only=True, allow_null=True)
+    league_status = serializers.ChoiceField(choices=LeagueStatus.choices, read_only=True)
+
+    class Meta:
+        model = Game
+        fields = ["id", "fixture", "player_one", "player_two", "winner", "margin", "league_status", "finished_at"]
+        read_only_fields = fields
+
+
+class StandingsSerializer(serializers.Serializer):
+    season = serializers.IntegerField()
+    ranking = CriterionSerializer(many=True)
+    rows = StandingsRowSerializer(many=True, help_text="Confirmed results only.")
+    provisional = ProvisionalGameSerializer(
+        many=True, help_text="Finished games not yet confirmed (or disputed): not counted above."
+    )

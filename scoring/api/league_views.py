@@ -1,0 +1,321 @@
+"""League endpoints: clubs, members, seasons, fixtures, standings.
+
+The same rules as the club pages (scoring/league_views.py) through the same
+services (players.clubs, scoring.league) and selectors (scoring.standings):
+a private club and everything in it is a 404 to anyone who is not a member;
+a member without the right role gets a 403; anonymous callers read public
+clubs only. Refusals are problems, ``{"field", "message", "hand"}``.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.http import Http404
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.response import Response
+
+from players import clubs
+from players.models import Club
+from scoring import league
+from scoring.api import league_serializers as ls
+from scoring.api.filters import ClubFilter, FixtureFilter, MemberFilter, SeasonFilter
+from scoring.api.idempotency import idempotent
+from scoring.api.permissions import visible_club_q
+from scoring.api.views import IDEMPOTENCY_KEY, LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, ApiErrors, Pages, game_detail_data
+from scoring.models import Fixture, Season
+from scoring.standings import RANKING_CRITERIA, season_standings
+
+MANAGERS_ONLY = "Only the club's owner and admins may do this."
+
+
+def _managed(user, club: Club) -> None:
+    if not clubs.can_manage_club(user, club):
+        raise PermissionDenied(MANAGERS_ONLY)
+
+
+# ---------------------------------------------------------------------------
+# Clubs
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List clubs",
+        description="Public clubs, and the private clubs the caller is a member of.",
+        responses={200: ls.ClubSerializer(many=True), **LIST_ERRORS},
+    ),
+    retrieve=extend_schema(summary="One club", responses={200: ls.ClubSerializer, **READ_ERRORS}),
+)
+class ClubViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    serializer_class = ls.ClubSerializer
+    filterset_class = ClubFilter
+    pagination_class = Pages
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    lookup_value_regex = "[0-9]+"
+    queryset = Club.objects.none()  # for the schema
+
+    def get_queryset(self):
+        return clubs.clubs_visible_to(self.request.user)
+
+    def get_object(self) -> Club:
+        try:
+            return clubs.clubs_visible_to(self.request.user).get(pk=self.kwargs["pk"])
+        except (Club.DoesNotExist, ValueError, OverflowError):
+            raise Http404("No such club.") from None
+
+    def _data(self, club: Club, code=status.HTTP_200_OK) -> Response:
+        fresh = clubs.clubs_visible_to(self.request.user).get(pk=club.pk)
+        return Response(ls.ClubSerializer(fresh, context=self.get_serializer_context()).data, status=code)
+
+    @extend_schema(
+        summary="Open a club (the caller becomes its owner)",
+        request=ls.ClubWriteSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: ls.ClubSerializer, **WRITE_ERRORS},
+    )
+    def create(self, request, *args, **kwargs):
+        def perform():
+            serializer = ls.ClubWriteSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            data = serializer.validated_data
+            club = clubs.club_create(name=data["name"], is_public=data["is_public"], owner=request.user)
+            return self._data(club, status.HTTP_201_CREATED)
+
+        return idempotent(request, perform, self.handle_exception)
+
+    @extend_schema(
+        summary="Rename a club or make it public/private (its owner and admins)",
+        request=ls.ClubWriteSerializer(partial=True),
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: ls.ClubSerializer, **WRITE_ERRORS},
+    )
+    def partial_update(self, request, *args, **kwargs):
+        club = self.get_object()
+        _managed(request.user, club)
+
+        def perform():
+            serializer = ls.ClubWriteSerializer(data=request.data, partial=True)
+            serializer.is_valid(raise_exception=True)
+            clubs.club_update(club=club, changed_by=request.user, **serializer.validated_data)
+            return self._data(club)
+
+        return idempotent(request, perform, self.handle_exception)
+
+    @extend_schema(
+        summary="A club's members",
+        responses={200: ls.MembershipSerializer(many=True), **LIST_ERRORS},
+    )
+    @action(detail=True, methods=["get"], filterset_class=MemberFilter, serializer_class=ls.MembershipSerializer)
+    def members(self, request, pk=None):
+        club = self.get_object()
+        members = self.filter_queryset(clubs.club_members(club))
+        page = self.paginate_queryset(members)
+        return self.get_paginated_response(ls.MembershipSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="A club's seasons",
+        responses={200: ls.SeasonSerializer(many=True), **LIST_ERRORS},
+    )
+    @action(detail=True, methods=["get"], filterset_class=SeasonFilter, serializer_class=ls.SeasonSerializer)
+    def seasons(self, request, pk=None):
+        club = self.get_object()
+        seasons = self.filter_queryset(season_list().filter(club=club))
+        page = self.paginate_queryset(seasons)
+        return self.get_paginated_response(ls.SeasonSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Start a season (the club's owner and admins)",
+        description="A round robin gets its fixtures at once. Refused (nothing stored) with the field at fault, "
+        "e.g. a player who is not a member or an unknown rule.",
+        request=ls.SeasonCreateSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: ls.SeasonSerializer, **WRITE_ERRORS},
+    )
+    @seasons.mapping.post
+    def season_create(self, request, pk=None):
+        club = self.get_object()
+        _managed(request.user, club)
+
+        def perform():
+            serializer = ls.SeasonCreateSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            data = serializer.validated_data
+            season = league.season_create(
+                club=club,
+                name=data["name"],
+                players=data["players"],
+                rules=data["rules"],
+                format=data["format"],
+                ranking=data.get("ranking"),
+                starts_on=data["starts_on"],
+                ends_on=data["ends_on"],
+                created_by=request.user,
+            )
+            return Response(ls.SeasonSerializer(season_list().get(pk=season.pk)).data, status=status.HTTP_201_CREATED)
+
+        return idempotent(request, perform, self.handle_exception)
+
+
+# ---------------------------------------------------------------------------
+# Seasons
+
+
+def season_list():
+    return Season.objects.select_related("club").prefetch_related("players").order_by("-created_at", "-pk")
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List seasons",
+        description="Seasons of the clubs the caller may see, newest first.",
+        responses={200: ls.SeasonSerializer(many=True), **LIST_ERRORS},
+    ),
+    retrieve=extend_schema(summary="One season", responses={200: ls.SeasonSerializer, **READ_ERRORS}),
+)
+class SeasonViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    serializer_class = ls.SeasonSerializer
+    filterset_class = SeasonFilter
+    pagination_class = Pages
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    lookup_value_regex = "[0-9]+"
+    queryset = Season.objects.none()  # for the schema
+
+    def get_queryset(self):
+        return season_list().filter(visible_club_q(self.request.user, "club"))
+
+    def get_object(self) -> Season:
+        try:
+            return self.get_queryset().get(pk=self.kwargs["pk"])
+        except (Season.DoesNotExist, ValueError, OverflowError):
+            raise Http404("No such season.") from None
+
+    @extend_schema(
+        summary="Change a season's rules or ranking (the club's owner and admins)",
+        description="The rules are fixed once any game of the season exists; the ranking may change at any time "
+        "(the standings follow it). All or nothing.",
+        request=ls.SeasonUpdateSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: ls.SeasonSerializer, **WRITE_ERRORS},
+    )
+    def partial_update(self, request, *args, **kwargs):
+        season = self.get_object()
+        _managed(request.user, season.club)
+
+        def perform():
+            serializer = ls.SeasonUpdateSerializer(data=request.data, partial=True)
+            serializer.is_valid(raise_exception=True)
+            data = serializer.validated_data
+            with transaction.atomic():
+                if "rules" in data:
+                    league.season_set_rules(season=season, rules=data["rules"])
+                if "ranking" in data:
+                    league.season_set_ranking(season=season, ranking=data["ranking"])
+            return Response(ls.SeasonSerializer(self.get_object()).data)
+
+        return idempotent(request, perform, self.handle_exception)
+
+    @extend_schema(
+        summary="A season's standings",
+        description="Confirmed results ranked by the season's criteria; finished games awaiting confirmation "
+        "are listed apart under `provisional` and not counted.",
+        responses={200: ls.StandingsSerializer, **READ_ERRORS},
+    )
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
+    def standings(self, request, pk=None):
+        season = self.get_object()
+        standings = season_standings(season)
+        body = {
+            "season": season.pk,
+            "ranking": [{"key": key, "label": RANKING_CRITERIA[key]} for key in standings.ranking],
+            "rows": standings.rows,
+            "provisional": standings.provisional,
+        }
+        return Response(ls.StandingsSerializer(body).data)
+
+    @extend_schema(
+        summary="Start an open-play game (the club's members)",
+        description="Open-play seasons only: any two of the season's players. Round robins start a fixture's game.",
+        request=ls.OpenGameSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: "GameDetail", **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
+    def games(self, request, pk=None):
+        season = self.get_object()
+        if not league.can_start_open_game(request.user, season):
+            raise PermissionDenied("Only the club's members record games.")
+
+        def perform():
+            serializer = ls.OpenGameSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            data = serializer.validated_data
+            game = league.open_game_start(
+                season=season,
+                player_one=data["player_one"],
+                player_two=data["player_two"],
+                first_dealer=data.get("first_dealer"),
+                started_by=request.user,
+            )
+            return Response(game_detail_data(game, request), status=status.HTTP_201_CREATED)
+
+        return idempotent(request, perform, self.handle_exception)
+
+
+# ---------------------------------------------------------------------------
+# Fixtures
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List fixtures",
+        description="Fixtures of the round-robin seasons the caller may see, by season and round.",
+        responses={200: ls.FixtureSerializer(many=True), **LIST_ERRORS},
+    ),
+    retrieve=extend_schema(summary="One fixture", responses={200: ls.FixtureSerializer, **READ_ERRORS}),
+)
+class FixtureViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    serializer_class = ls.FixtureSerializer
+    filterset_class = FixtureFilter
+    pagination_class = Pages
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    lookup_value_regex = "[0-9]+"
+    queryset = Fixture.objects.none()  # for the schema
+
+    def get_queryset(self):
+        return (
+            Fixture.objects.filter(visible_club_q(self.request.user, "season__club"))
+            .select_related("home", "away", "game")
+            .order_by("-season__created_at", "season_id", "round", "pk")
+        )
+
+    def get_object(self) -> Fixture:
+        try:
+            return self.get_queryset().select_related("season__club").get(pk=self.kwargs["pk"])
+        except (Fixture.DoesNotExist, ValueError, OverflowError):
+            raise Http404("No such fixture.") from None
+
+    @extend_schema(
+        summary="Start the fixture's game (its two players or the club's admins)",
+        description="Under the season's rules, once: a second start is refused (400, field `fixture`).",
+        request=ls.FixtureStartSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: "GameDetail", **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
+    def start(self, request, pk=None):
+        fixture = self.get_object()
+        if not league.can_start_fixture(request.user, fixture, fixture.season.club):
+            raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
+
+        def perform():
+            serializer = ls.FixtureStartSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            game = league.fixture_start(
+                fixture=fixture, started_by=request.user, first_dealer=serializer.validated_data.get("first_dealer")
+            )
+            return Response(game_detail_data(game, request), status=status.HTTP_201_CREATED)
+
+        return idempotent(request, perform, self.handle_exception)

@@ -1,0 +1,274 @@
+"""Thin serializers: they shape JSON and check types; the services and the
+engine decide what is allowed, and nothing here computes a score."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from players.models import Player
+from scoring.models import Ending, Game, GameScore, Hand, Result
+from scoring.permissions import can_edit_game
+
+
+def find_nul(value: Any, path: str = "") -> str | None:
+    """The path of the first string holding a NUL character (PostgreSQL cannot store one), or None."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            shown = str(key).replace("\x00", "\\u0000")
+            where = f"{path}.{shown}" if path else shown
+            if "\x00" in str(key):
+                return where
+            found = find_nul(item, where)
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = find_nul(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+@extend_schema_field({"description": "The dealt cards as entered (any JSON), or null.", "nullable": True})
+class CardsField(serializers.JSONField):
+    def to_internal_value(self, data):
+        data = super().to_internal_value(data)
+        if find_nul(data) is not None:
+            raise serializers.ValidationError("Cards may not contain the NUL character.")
+        return data
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": True,
+        "description": 'A preset name plus any overrides, e.g. {"preset": "standard", "undercut_bonus": 20}.',
+        "example": {"preset": "standard"},
+    }
+)
+class RulesField(serializers.JSONField):
+    pass
+
+
+class PlayerSerializer(serializers.ModelSerializer):
+    has_account = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Player
+        fields = ["id", "name", "has_account", "created_at"]
+        read_only_fields = ["id", "has_account", "created_at"]
+        extra_kwargs = {"name": {"validators": []}}  # same name (any case) = the same player, not an error
+
+    def get_has_account(self, player: Player) -> bool:
+        return player.user_id is not None
+
+
+class PlayerRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Player
+        fields = ["id", "name"]
+
+
+class GameScoreSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = GameScore
+        fields = [
+            "number",
+            "player_one_hand_points",
+            "player_two_hand_points",
+            "player_one_boxes",
+            "player_two_boxes",
+            "over",
+            "winner",
+            "player_one_final",
+            "player_two_final",
+            "margin",
+            "closed_by_hand",
+        ]
+
+
+class HandSerializer(serializers.ModelSerializer):
+    """A stored hand: the facts recorded, then the figures the engine derived."""
+
+    result = serializers.ChoiceField(choices=Result.choices, read_only=True)
+    scored_in = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    cards = CardsField(read_only=True)
+
+    class Meta:
+        model = Hand
+        fields = [
+            "id",
+            "number",
+            "ending",
+            "by",
+            "knocker_deadwood",
+            "defender_deadwood",
+            "upcard",
+            "cards",
+            "dealer",
+            "result",
+            "winner",
+            "points",
+            "boxes",
+            "doubled",
+            "scored_in",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class GameSerializer(serializers.ModelSerializer):
+    player_one = PlayerRefSerializer(read_only=True)
+    player_two = PlayerRefSerializer(read_only=True)
+    first_dealer = PlayerRefSerializer(read_only=True)
+    winner = PlayerRefSerializer(read_only=True, allow_null=True)
+    next_dealer = PlayerRefSerializer(read_only=True, allow_null=True)
+    rules = RulesField(read_only=True)
+    scores = GameScoreSerializer(many=True, read_only=True)
+    can_edit = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "name",
+            "source",
+            "player_one",
+            "player_two",
+            "first_dealer",
+            "preset",
+            "rules",
+            "over",
+            "finished_at",
+            "winner",
+            "margin",
+            "next_dealer",
+            "hand_count",
+            "scores",
+            "can_edit",
+            "season",
+            "fixture",
+            "league_status",
+            "confirmed_at",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+        extra_kwargs = {
+            "season": {"help_text": "The league season (id) this game counts in; null for a friendly game."},
+            "fixture": {"help_text": "The season's fixture (id) this game plays; null otherwise."},
+            "league_status": {
+                "help_text": "A league game: playing (provisional), confirmed (counts in the standings) or "
+                "disputed; empty for a friendly game."
+            },
+        }
+
+    def get_can_edit(self, game: Game) -> bool:
+        """Whether the user making this request may record or correct hands."""
+        request = self.context.get("request")
+        return can_edit_game(getattr(request, "user", None), game)
+
+
+class GameDetailSerializer(GameSerializer):
+    hands = HandSerializer(many=True, read_only=True)
+
+    class Meta(GameSerializer.Meta):
+        fields = [*GameSerializer.Meta.fields, "hands"]
+        read_only_fields = fields
+
+
+class GameCreateSerializer(serializers.Serializer):
+    player_one = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    player_two = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    first_dealer = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    rules = RulesField(required=False, default=dict)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    source = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class HandWriteSerializer(serializers.Serializer):
+    """The facts of one hand. Ranges and combinations are checked by the rules engine."""
+
+    ending = serializers.ChoiceField(choices=Ending.choices)
+    by = serializers.IntegerField(
+        required=False, allow_null=True, help_text="The id of the player who went out (null for a dead hand)."
+    )
+    knocker_deadwood = serializers.IntegerField(required=False, allow_null=True)
+    defender_deadwood = serializers.IntegerField(required=False, allow_null=True)
+    upcard = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=3, help_text="Rank then suit, e.g. 7S or 10H."
+    )
+    cards = CardsField(required=False, allow_null=True)
+
+
+class HandEditSerializer(HandWriteSerializer):
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=500,
+        write_only=True,
+        help_text="Why the hand is corrected (kept in a league game's audit trail).",
+    )
+
+
+class HandRecordSerializer(HandWriteSerializer):
+    number = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="The hand number the client believes it is recording; if another device got there first "
+        "the request is refused with 409 and nothing is stored.",
+    )
+
+
+class ChangeSerializer(serializers.Serializer):
+    what = serializers.CharField()
+    before = serializers.CharField()
+    after = serializers.CharField()
+
+
+class HandRecordedSerializer(serializers.Serializer):
+    hand = HandSerializer()
+    game = GameDetailSerializer()
+
+
+class HandEditedSerializer(serializers.Serializer):
+    hand = HandSerializer()
+    game = GameDetailSerializer()
+    changes = ChangeSerializer(many=True)
+
+
+class HandRemovedSerializer(serializers.Serializer):
+    game = GameDetailSerializer()
+    changes = ChangeSerializer(many=True)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
+    created = serializers.DateTimeField()
+
+
+class ProblemSerializer(serializers.Serializer):
+    """Every refusal that is not a serializer's field map has this shape."""
+
+    field = serializers.CharField(allow_null=True, help_text="The field (or header) at fault, or null.")
+    message = serializers.CharField()
+    hand = serializers.IntegerField(allow_null=True, help_text="The hand number at fault, or null.")
+
+
+class RecordErrorDetailSerializer(serializers.Serializer):
+    hand = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField()
+
+
+class RecordErrorSerializer(serializers.Serializer):
+    """The shape `scoresheet --json` prints for an invalid record."""
+
+    error = RecordErrorDetailSerializer()
+    message = serializers.CharField()
+

@@ -1,0 +1,91 @@
+"""CSV and JSON exports, streamed so a club's whole history never sits in memory.
+
+Standings and hands go out as CSV rows; games as a JSON list of game records
+(``scoring.selectors.game_record``, the foundation's format), which
+``manage.py import_games`` reads back.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+
+from django.db.models import QuerySet
+
+from scoring.models import Game, Hand
+from scoring.selectors import game_record, games_for_export
+
+CHUNK = 2000
+
+STANDINGS_COLUMNS = [
+    "position", "tied", "player", "played", "won", "lost", "drawn", "net", "avg_margin",
+    "hands_won", "gins", "undercuts_given", "undercuts_received",
+]  # fmt: skip
+HAND_COLUMNS = [
+    "game", "game_name", "season", "player_one", "player_two", "hand", "date", "dealer", "ending", "by",
+    "knocker_deadwood", "defender_deadwood", "upcard", "result", "winner", "points", "boxes", "doubled",
+]  # fmt: skip
+
+
+class _Line:
+    """A file-like object whose write() hands back the text, for csv.writer."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_lines(header: list[str], rows: Iterable[list]) -> Iterator[str]:
+    writer = csv.writer(_Line())
+    yield writer.writerow(header)
+    for row in rows:
+        yield writer.writerow(row)
+
+
+def standings_rows(standings) -> Iterator[list]:
+    for row in standings.rows:
+        yield [
+            row.position, "yes" if row.tied else "", row.name, row.played, row.won, row.lost, row.drawn, row.net,
+            f"{row.avg_margin:.2f}", row.hands_won, row.gins, row.undercuts_given, row.undercuts_received,
+        ]  # fmt: skip
+
+
+def hand_rows(hands: QuerySet[Hand]) -> Iterator[list]:
+    """One CSV row per hand (``hands`` from ``scoring.history.hand_history``), read in chunks."""
+    for hand in hands.iterator(chunk_size=CHUNK):
+        game = hand.game
+        yield [
+            game.pk,
+            game.name,
+            game.season.name if game.season_id else "",
+            game.player_one.name,
+            game.player_two.name,
+            hand.number,
+            hand.created_at.date().isoformat(),
+            hand.dealer.name,
+            hand.ending,
+            hand.by.name if hand.by_id else "",
+            "" if hand.knocker_deadwood is None else hand.knocker_deadwood,
+            "" if hand.defender_deadwood is None else hand.defender_deadwood,
+            hand.upcard,
+            hand.result,
+            hand.winner.name if hand.winner_id else "",
+            hand.points,
+            hand.boxes,
+            "yes" if hand.doubled else "",
+        ]
+
+
+def games_to_export(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` (any filtered queryset) with what ``game_record`` reads, oldest first."""
+    return games_for_export().filter(pk__in=games.values("pk"))
+
+
+def game_records_json(games: QuerySet[Game]) -> Iterator[str]:
+    """A JSON list of game records, one record per chunk of text."""
+    yield "["
+    first = True
+    for game in games_to_export(games).iterator(chunk_size=200):
+        yield ("\n" if first else ",\n") + json.dumps(game_record(game), ensure_ascii=False)
+        first = False
+    yield "\n]\n"

@@ -1,0 +1,296 @@
+"""Forms of the kitchen-table pages. They only collect and tidy facts; the
+services and the engine decide what is allowed and what it scores."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields, replace
+from typing import Any
+
+from django import forms
+
+from scoring.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS
+from scoring.rules import (
+    FIELD_LABELS,
+    NEXT_DEALER_MODES,
+    OKLAHOMA_ACE_MODES,
+    PRESET_LABELS,
+    PRESETS,
+    SHUTOUT_MODES,
+    RuleError,
+    RuleSet,
+    resolve_rules,
+)
+
+NUMERIC = {"inputmode": "numeric", "pattern": "[0-9]*", "autocomplete": "off"}
+CHOICE_RULES = {"shutout_mode": SHUTOUT_MODES, "oklahoma_ace": OKLAHOMA_ACE_MODES, "next_dealer": NEXT_DEALER_MODES}
+# Rules set by their own control on the new-game form, not in the overrides list.
+OWN_CONTROL_RULES = ("hollywood",)
+OVERRIDE_RULES = tuple(name for name in FIELD_LABELS if name not in OWN_CONTROL_RULES)
+_RULE_TYPES = {field.name: str(field.type) for field in fields(RuleSet)}
+
+ENDING_LABELS = {"knock": "Knock", "gin": "Gin", "big_gin": "Big gin", "dead": "Dead hand"}
+HAND_FIELD_LABELS = {
+    "ending": "How the hand ended",
+    "by": "Who went out",
+    "knocker_deadwood": "Knocker's deadwood",
+    "defender_deadwood": "Other player's deadwood",
+    "upcard": "Upcard",
+    "upcard_rank": "Upcard",
+    "upcard_suit": "Upcard",
+    "number": "Hand number",
+    "expected_number": "Hand number",
+}
+_CODE_WORDS = {
+    "knocker_deadwood": "the knocker's deadwood",
+    "defender_deadwood": "the other player's deadwood",
+    "'by'": "who went out",
+    "the defender's deadwood": "the other player's deadwood",
+}
+
+
+def refusal_text(label: str, message: str) -> str:
+    """An engine/service refusal in plain words, led by the field's label."""
+    text = re.sub(r"^hand \d+: ", "", message)
+    text = re.sub(r"^(knocker_deadwood|defender_deadwood) (?=\d)", "", text)  # the label already names it
+    for code, words in _CODE_WORDS.items():
+        text = text.replace(code, words)
+    text = re.sub(r" \((the knocker's deadwood|the other player's deadwood)\)", "", text)
+    return f"{label}: {text}"
+
+
+def _choice_words(name: str, value: str) -> str:
+    described = dict(replace(PRESETS["standard"], **{name: value}).describe())
+    return described[FIELD_LABELS[name]]
+
+
+def _rule_field(name: str) -> forms.Field:
+    label = FIELD_LABELS[name]
+    kind = _RULE_TYPES[name]
+    if name in CHOICE_RULES:
+        choices = [("", "as the preset")] + [(value, _choice_words(name, value)) for value in CHOICE_RULES[name]]
+        return forms.ChoiceField(label=label, required=False, choices=choices)
+    if kind == "bool":
+        return forms.ChoiceField(
+            label=label, required=False, choices=[("", "as the preset"), ("yes", "yes"), ("no", "no")]
+        )
+    if "None" in kind:
+        return forms.CharField(
+            label=label,
+            required=False,
+            max_length=6,
+            help_text="a number, or “off”",
+            widget=forms.TextInput(attrs={"autocomplete": "off", "size": 6}),
+        )
+    return forms.IntegerField(label=label, required=False, widget=forms.TextInput(attrs={**NUMERIC, "size": 6}))
+
+
+class NewGameForm(forms.Form):
+    player_one = forms.CharField(
+        label="First player",
+        error_messages={"required": "First player: enter a name."},
+        max_length=60,
+        widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
+    )
+    player_two = forms.CharField(
+        label="Second player",
+        error_messages={"required": "Second player: enter a name."},
+        max_length=60,
+        widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
+    )
+    first_dealer = forms.ChoiceField(
+        label="Who deals first",
+        choices=[("one", "The first player"), ("two", "The second player")],
+        initial="one",
+        widget=forms.RadioSelect,
+    )
+    preset = forms.ChoiceField(label="Rules", choices=list(PRESET_LABELS.items()), initial="standard")
+    hollywood = forms.BooleanField(
+        label="Hollywood (three games at once)",
+        required=False,
+        help_text="The Hollywood preset is always played Hollywood.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in OVERRIDE_RULES:
+            self.fields[f"rule_{name}"] = _rule_field(name)
+
+    def override_fields(self):
+        return [self[f"rule_{name}"] for name in OVERRIDE_RULES]
+
+    def overrides_open(self) -> bool:
+        """Show the overrides when one is set or refused."""
+        return any(field.value() not in (None, "") or field.errors for field in self.override_fields())
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("player_one") and cleaned.get("player_two"):
+            same = " ".join(cleaned["player_one"].split()).lower() == " ".join(cleaned["player_two"].split()).lower()
+            if same:
+                self.add_error("player_two", "Second player: a game needs two different players.")
+        spec: dict[str, Any] = {"preset": cleaned.get("preset") or "standard"}
+        for name in OVERRIDE_RULES:
+            raw = cleaned.get(f"rule_{name}")
+            if raw in (None, ""):
+                continue
+            kind = _RULE_TYPES[name]
+            if name in CHOICE_RULES:
+                spec[name] = raw
+            elif kind == "bool":
+                spec[name] = raw == "yes"
+            elif "None" in kind:
+                text = str(raw).strip().lower()
+                if text in ("off", "no", "none", "-"):
+                    spec[name] = None
+                elif text.isdigit():
+                    spec[name] = int(text)
+                else:
+                    self.add_error(f"rule_{name}", f"{FIELD_LABELS[name]}: enter a whole number, or “off”.")
+            else:
+                spec[name] = raw
+        if cleaned.get("hollywood") and spec["preset"] != "hollywood":
+            spec["hollywood"] = True
+        try:
+            cleaned["rules"] = resolve_rules(spec)
+        except RuleError as error:
+            target = f"rule_{error.field}" if f"rule_{error.field}" in self.fields else "preset"
+            label = FIELD_LABELS.get(error.field, "Rules")
+            self.add_error(target, f"{label}: {error.message}")
+        return cleaned
+
+
+def new_game_initial(game) -> dict[str, Any]:
+    """Initial values that repeat ``game``'s players and rules."""
+    rules = resolve_rules(game.rules)
+    initial: dict[str, Any] = {
+        "player_one": game.player_one.name,
+        "player_two": game.player_two.name,
+        "preset": rules.preset,
+        "hollywood": rules.hollywood,
+    }
+    for name, value in rules.overrides().items():
+        if name not in OVERRIDE_RULES:
+            continue
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        elif value is None:
+            value = "off"
+        initial[f"rule_{name}"] = value
+    return initial
+
+
+class HandForm(forms.Form):
+    """The facts of one hand. Fields that do not apply to the ending are ignored."""
+
+    ending = forms.ChoiceField(
+        label=HAND_FIELD_LABELS["ending"],
+        widget=forms.RadioSelect,
+        error_messages={
+            "required": "How the hand ended: choose Knock, Gin or Dead hand.",
+            "invalid_choice": "How the hand ended: %(value)s is not allowed under these rules.",
+        },
+    )
+    by = forms.TypedChoiceField(label=HAND_FIELD_LABELS["by"], required=False, coerce=int, widget=forms.RadioSelect)
+    knocker_deadwood = forms.IntegerField(
+        label=HAND_FIELD_LABELS["knocker_deadwood"],
+        required=False,
+        widget=forms.TextInput(attrs=NUMERIC),
+        error_messages={"invalid": "Knocker's deadwood: enter a whole number."},
+    )
+    defender_deadwood = forms.IntegerField(
+        label=HAND_FIELD_LABELS["defender_deadwood"],
+        required=False,
+        help_text="after lay-offs",
+        widget=forms.TextInput(attrs=NUMERIC),
+        error_messages={"invalid": "Other player's deadwood: enter a whole number."},
+    )
+    expected_number = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, game, rules: RuleSet, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.game = game
+        self.rules = rules
+        endings = []
+        if rules.oklahoma or rules.knock_limit > 0:
+            endings.append("knock")
+        endings.append("gin")
+        if rules.big_gin_allowed:
+            endings.append("big_gin")
+        endings.append("dead")
+        self.fields["ending"].choices = [(ending, ENDING_LABELS[ending]) for ending in endings]
+        self.fields["by"].choices = [
+            (game.player_one_id, game.player_one.name),
+            (game.player_two_id, game.player_two.name),
+        ]
+        if rules.oklahoma:
+            self.fields["upcard_rank"] = forms.ChoiceField(
+                label="Upcard rank",
+                required=False,
+                choices=[(name, name) for name in RANK_NAMES],
+                widget=forms.RadioSelect,
+            )
+            self.fields["upcard_suit"] = forms.ChoiceField(
+                label="Upcard suit",
+                required=False,
+                choices=[(suit, f"{SUIT_SYMBOLS[suit]} {suit}") for suit in SUITS],
+                widget=forms.RadioSelect,
+            )
+        for name, field in self.fields.items():
+            if isinstance(field.widget, forms.RadioSelect):
+                field.widget.attrs.setdefault("class", f"choices choices-{name}")
+
+    def clean(self):
+        cleaned = super().clean()
+        ending = cleaned.get("ending")
+        if ending == "dead":
+            cleaned["by"] = None
+            cleaned["knocker_deadwood"] = None
+            cleaned["defender_deadwood"] = None
+        elif ending:
+            if ending != "knock":
+                cleaned["knocker_deadwood"] = None
+            if cleaned.get("by") in (None, ""):
+                self.add_error("by", f"{HAND_FIELD_LABELS['by']}: choose the player who went out.")
+        if self.rules.oklahoma:
+            rank, suit = cleaned.get("upcard_rank"), cleaned.get("upcard_suit")
+            if rank and suit:
+                cleaned["upcard"] = f"{rank}{suit}"
+            elif rank or suit:
+                self.add_error("upcard_rank", "Upcard: choose both the rank and the suit.")
+            else:
+                cleaned["upcard"] = None
+        else:
+            cleaned["upcard"] = None
+        return cleaned
+
+    def facts(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "ending": data["ending"],
+            "by": data.get("by") or None,
+            "knocker_deadwood": data.get("knocker_deadwood"),
+            "defender_deadwood": data.get("defender_deadwood"),
+            "upcard": data.get("upcard"),
+        }
+
+    def add_refusal(self, field: str, message: str) -> None:
+        """Attach a service refusal (HandRefused) to the field it names."""
+        target = {"upcard": "upcard_rank", "number": None, "players": None}.get(field, field)
+        if target is not None and target not in self.fields:
+            target = None
+        self.add_error(
+            target, refusal_text(HAND_FIELD_LABELS.get(field, field.replace("_", " ").capitalize()), message)
+        )
+
+
+def hand_initial(hand) -> dict[str, Any]:
+    initial = {
+        "ending": hand.ending,
+        "by": hand.by_id,
+        "knocker_deadwood": hand.knocker_deadwood,
+        "defender_deadwood": hand.defender_deadwood,
+    }
+    if hand.upcard:
+        initial["upcard_rank"], initial["upcard_suit"] = hand.upcard[:-1], hand.upcard[-1:]
+    return initial

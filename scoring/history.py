@@ -1,0 +1,128 @@
+"""Hand history: every hand a player or a club has played, filtered and paged.
+
+``HandFilterForm`` reads the filters from the query string (clear messages
+naming the field); ``hand_history`` is the selector that owns the joins; the
+views page it by fetching one row more than a page, so no COUNT over a
+club's hundreds of thousands of hands is ever needed.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django import forms
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from players.models import Club, Player
+from scoring.models import Hand, Result, Season
+from scoring.stats import games_of, member_club_ids, visible_games
+
+PAGE_SIZE = 50
+
+
+class HandFilterForm(forms.Form):
+    opponent = forms.ModelChoiceField(queryset=Player.objects.none(), required=False, empty_label="Anyone")
+    season = forms.ModelChoiceField(queryset=Season.objects.none(), required=False, empty_label="Any season")
+    ending = forms.ChoiceField(choices=[("", "Any ending"), *Result.choices], required=False, label="Ending")
+    date_from = forms.DateField(required=False, label="From date", widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, label="To date", widget=forms.DateInput(attrs={"type": "date"}))
+    points_min = forms.IntegerField(required=False, min_value=0, label="Points from")
+    points_max = forms.IntegerField(required=False, min_value=0, label="Points to")
+
+    def __init__(self, data=None, *, player: Player | None = None, club: Club | None = None, viewer=None):
+        super().__init__(data)
+        seasons = Season.objects.filter(Q(club__is_public=True) | Q(club_id__in=member_club_ids(viewer)))
+        if club is not None:
+            seasons = seasons.filter(club=club)
+            opponents = Player.objects.filter(memberships__club=club)
+            self.fields["opponent"].label = "Player"
+            self.fields["opponent"].empty_label = "Any player"
+        else:
+            seasons = seasons.filter(players=player)
+            met = visible_games(viewer).filter(games_of(player.pk))
+            opponents = Player.objects.filter(
+                Q(pk__in=met.values("player_one_id")) | Q(pk__in=met.values("player_two_id"))
+            ).exclude(pk=player.pk)
+            self.fields["opponent"].label = "Opponent"
+        self.fields["opponent"].queryset = opponents.order_by("name")
+        self.fields["season"].queryset = seasons.select_related("club").order_by("-created_at")
+        self.fields["season"].label_from_instance = lambda season: f"{season.club.name}: {season.name}"
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_to"] < data["date_from"]:
+            self.add_error("date_to", "To date must be on or after the from date.")
+        low, high = data.get("points_min"), data.get("points_max")
+        if low is not None and high is not None and high < low:
+            self.add_error("points_max", "Points to must be at least points from.")
+        return data
+
+    def filters(self) -> dict:
+        """The cleaned filters as keyword arguments of ``hand_history`` (call after is_valid)."""
+        data = self.cleaned_data
+        return {
+            "opponent": data.get("opponent"),
+            "season": data.get("season"),
+            "result": data.get("ending") or None,
+            "date_from": data.get("date_from"),
+            "date_to": data.get("date_to"),
+            "points_min": data.get("points_min"),
+            "points_max": data.get("points_max"),
+        }
+
+
+def _start_of(day: datetime.date) -> datetime.datetime:
+    return timezone.make_aware(datetime.datetime.combine(day, datetime.time.min))
+
+
+def hand_history(
+    *,
+    viewer,
+    player: Player | None = None,
+    club: Club | None = None,
+    opponent: Player | None = None,
+    season: Season | None = None,
+    result: str | None = None,
+    date_from: datetime.date | None = None,
+    date_to: datetime.date | None = None,
+    points_min: int | None = None,
+    points_max: int | None = None,
+) -> QuerySet[Hand]:
+    """Hands of ``player``'s games (or of ``club``'s seasons) the viewer may see, newest game first.
+
+    With a club, ``opponent`` narrows to one member's games; with a player, to
+    the games against that opponent. Private clubs' hands only for their members.
+    """
+    games = visible_games(viewer)
+    if club is not None:
+        games = games.filter(season__club=club)
+        if opponent is not None:
+            games = games.filter(games_of(opponent.pk))
+    if player is not None:
+        games = games.filter(games_of(player.pk))
+        if opponent is not None:
+            games = games.filter(games_of(opponent.pk))
+    if season is not None:
+        games = games.filter(season=season)
+    hands = Hand.objects.filter(game__in=games.values("pk"))
+    if result:
+        hands = hands.filter(result=result)
+    if date_from:
+        hands = hands.filter(created_at__gte=_start_of(date_from))
+    if date_to:
+        hands = hands.filter(created_at__lt=_start_of(date_to + datetime.timedelta(days=1)))
+    if points_min is not None:
+        hands = hands.filter(points__gte=points_min)
+    if points_max is not None:
+        hands = hands.filter(points__lte=points_max)
+    return hands.select_related(
+        "game", "game__player_one", "game__player_two", "game__season", "by", "winner", "dealer"
+    ).order_by("-game_id", "-number")
+
+
+def page_of(hands: QuerySet[Hand], page: int, size: int = PAGE_SIZE) -> tuple[list[Hand], bool]:
+    """One page (1-based) and whether another follows: one query, no COUNT."""
+    start = (max(1, page) - 1) * size
+    rows = list(hands[start : start + size + 1])
+    return rows[:size], len(rows) > size

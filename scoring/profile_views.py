@@ -1,0 +1,167 @@
+"""Player profiles, hand history, a game's progress chart, and the CSV/JSON exports.
+
+Thin views: the figures come from scoring.stats and scoring.history
+(selectors with a fixed number of queries), the charts from scoring.charts.
+Private clubs' games and hands are only shown to their members.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.safestring import mark_safe
+from django.utils.text import slugify
+
+from players import clubs
+from players.models import Club, Player
+from scoring import exports
+from scoring.charts import Series, line_chart
+from scoring.history import HandFilterForm, hand_history, page_of
+from scoring.models import Game
+from scoring.standings import season_standings
+from scoring.stats import game_progress, games_of, player_ratings, player_stats, recent_games, visible_games
+from scoring.wall_views import visible_season
+
+
+def _visible_club(request, slug: str) -> Club:
+    club = get_object_or_404(Club, slug=slug)
+    if not clubs.can_view_club(request.user, club):
+        raise Http404("No such club.")
+    return club
+
+
+def _rating_chart(rating) -> str:
+    points = [(0, 1500.0)] + [(index, point.rating) for index, point in enumerate(rating.history, start=1)]
+    return mark_safe(  # noqa: S308 - line_chart escapes every text it writes
+        line_chart(
+            [Series(f"Rating in {rating.club.name}", points)],
+            title=f"Rating history in {rating.club.name}",
+            x_label="Confirmed games",
+            y_label="Elo rating",
+            y_from_zero=False,
+        )
+    )
+
+
+def profile(request, pk: int):
+    player = get_object_or_404(Player, pk=pk)
+    stats = player_stats(player, viewer=request.user)
+    ratings = player_ratings(player, viewer=request.user)
+    charts = [(rating, _rating_chart(rating)) for rating in ratings]
+    return render(
+        request,
+        "stats/profile.html",
+        {
+            "player": player,
+            "stats": stats,
+            "ratings": charts,
+            "recent": recent_games(player, viewer=request.user),
+        },
+    )
+
+
+def _history(request, *, player: Player | None = None, club: Club | None = None):
+    form = HandFilterForm(request.GET or None, player=player, club=club, viewer=request.user)
+    hands, has_next, page = [], False, 1
+    if not form.is_bound or form.is_valid():
+        filters = form.filters() if form.is_bound else {}
+        try:
+            page = max(1, int(request.GET.get("page", "1")))
+        except ValueError:
+            page = 1
+        hands, has_next = page_of(hand_history(viewer=request.user, player=player, club=club, **filters), page)
+    return render(
+        request,
+        "stats/history.html",
+        {
+            "form": form,
+            "player": player,
+            "club": club,
+            "hands": hands,
+            "page": page,
+            "has_next": has_next,
+            "has_previous": page > 1,
+        },
+        status=400 if form.is_bound and form.errors else 200,
+    )
+
+
+def player_history(request, pk: int):
+    return _history(request, player=get_object_or_404(Player, pk=pk))
+
+
+def club_history(request, slug: str):
+    return _history(request, club=_visible_club(request, slug))
+
+
+def game_progress_view(request, pk: int):
+    game = get_object_or_404(
+        visible_games(request.user).select_related("player_one", "player_two", "season", "season__club"), pk=pk
+    )
+    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    charts = []
+    for progress in game_progress(game):
+        series = [
+            Series(names[player], list(enumerate(totals))) for player, totals in progress.totals.items()
+        ]
+        title = f"Game {progress.number}: running hand points" if game.is_hollywood else "Running hand points"
+        charts.append(mark_safe(line_chart(series, title=title, x_label="Hand", y_label="Points")))  # noqa: S308
+    return render(request, "stats/progress.html", {"game": game, "charts": charts})
+
+
+# --- exports -----------------------------------------------------------------------------------------
+
+
+def _csv(lines, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _json(chunks, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(chunks, content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def standings_csv(request, slug: str, pk: int):
+    season = visible_season(request, slug, pk)
+    rows = exports.standings_rows(season_standings(season))
+    return _csv(exports.csv_lines(exports.STANDINGS_COLUMNS, rows), f"{slugify(season.name)}-standings.csv")
+
+
+def _hands_csv(request, *, player=None, club=None, name: str):
+    form = HandFilterForm(request.GET or None, player=player, club=club, viewer=request.user)
+    if form.is_bound and not form.is_valid():
+        return _history(request, player=player, club=club)  # the page, with the fields' errors
+    filters = form.filters() if form.is_bound else {}
+    hands = hand_history(viewer=request.user, player=player, club=club, **filters)
+    return _csv(exports.csv_lines(exports.HAND_COLUMNS, exports.hand_rows(hands)), f"{slugify(name)}-hands.csv")
+
+
+def player_hands_csv(request, pk: int):
+    player = get_object_or_404(Player, pk=pk)
+    return _hands_csv(request, player=player, name=player.name)
+
+
+def club_hands_csv(request, slug: str):
+    club = _visible_club(request, slug)
+    return _hands_csv(request, club=club, name=club.name)
+
+
+def season_games_json(request, slug: str, pk: int):
+    season = visible_season(request, slug, pk)
+    games = Game.objects.filter(season=season)
+    return _json(exports.game_records_json(games), f"{slugify(season.name)}-games.json")
+
+
+def club_games_json(request, slug: str):
+    club = _visible_club(request, slug)
+    games = Game.objects.filter(season__club=club)
+    return _json(exports.game_records_json(games), f"{club.slug}-games.json")
+
+
+def player_games_json(request, pk: int):
+    player = get_object_or_404(Player, pk=pk)
+    games = visible_games(request.user).filter(games_of(player.pk))
+    return _json(exports.game_records_json(games), f"{slugify(player.name)}-games.json")

@@ -1,0 +1,244 @@
+"""Season standings: aggregated in the database, ranked in pure Python.
+
+``season_standings`` runs a fixed number of queries whatever the club's
+size: the figures are summed by the database (conditional aggregation over
+the engine's derived columns of Game and Hand), grouped by pair of players
+and by player, never with a query per player. ``rank`` orders the rows by the
+season's ranking criteria and tie-breakers and touches no database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db.models import Case, Count, F, IntegerField, Q, Sum, Value, When
+
+RANKING_CRITERIA = {
+    "wins": "Games won",
+    "net": "Net points",
+    "head_to_head": "Head-to-head (games between the tied players)",
+    "avg_margin": "Average margin",
+    "hands_won": "Hands won",
+    "gins": "Gins",
+    "fewest_undercuts": "Fewest undercuts received",
+}
+DEFAULT_RANKING = ["wins", "net", "head_to_head"]
+
+
+@dataclass
+class Row:
+    """One player's line of the standings (confirmed results only)."""
+
+    player_id: int
+    name: str
+    played: int = 0
+    won: int = 0
+    lost: int = 0
+    drawn: int = 0
+    net: int = 0
+    hands_won: int = 0
+    gins: int = 0
+    undercuts_given: int = 0
+    undercuts_received: int = 0
+    position: int = 0
+    tied: bool = False
+    decided_by: str = ""  # the criterion that separated this player from the one above
+
+    @property
+    def avg_margin(self) -> float:
+        return self.net / self.played if self.played else 0.0
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """Games between two players (from ``a``'s side)."""
+
+    a: int
+    b: int
+    wins_a: int
+    wins_b: int
+    net_a: int
+
+
+@dataclass
+class Standings:
+    rows: list[Row]
+    ranking: list[str]
+    provisional: list = field(default_factory=list)  # Game objects, over but not confirmed
+
+
+# --- ranking (pure) ----------------------------------------------------------------------------------
+
+
+def _head_to_head(group: Sequence[Row], pairs: dict[tuple[int, int], PairResult]) -> dict[int, tuple[int, int]]:
+    """Within ``group``: (wins, net) of each player over games among the group only."""
+    ids = [row.player_id for row in group]
+    score = {player: [0, 0] for player in ids}
+    for i, a in enumerate(ids):
+        for b in ids[i + 1 :]:
+            result = pairs.get((a, b))
+            if result is None:
+                continue
+            score[a][0] += result.wins_a
+            score[b][0] += result.wins_b
+            score[a][1] += result.net_a
+            score[b][1] -= result.net_a
+    return {player: (wins, net) for player, (wins, net) in score.items()}
+
+
+_ROW_FIGURE = {"wins": "won", "net": "net", "avg_margin": "avg_margin", "hands_won": "hands_won", "gins": "gins"}
+
+
+def _key(row: Row, criterion: str, h2h: dict[int, tuple[int, int]] | None):
+    if criterion == "head_to_head":
+        return h2h[row.player_id]
+    if criterion == "fewest_undercuts":
+        return -row.undercuts_received
+    return getattr(row, _ROW_FIGURE[criterion])
+
+
+def _rank_group(
+    group: list[Row], criteria: Sequence[str], pairs: dict[tuple[int, int], PairResult]
+) -> list[list[Row]]:
+    """Split ``group`` into ordered tiers of players the criteria cannot separate."""
+    if len(group) < 2 or not criteria:
+        return [sorted(group, key=lambda row: row.name.lower())]
+    criterion, rest = criteria[0], criteria[1:]
+    h2h = _head_to_head(group, pairs) if criterion == "head_to_head" else None
+    keyed = sorted(group, key=lambda row: _key(row, criterion, h2h), reverse=True)
+    tiers: list[list[Row]] = []
+    previous = object()
+    for row in keyed:
+        key = _key(row, criterion, h2h)
+        if key != previous:
+            tiers.append([])
+            previous = key
+            row.decided_by = criterion
+        tiers[-1].append(row)
+    ordered: list[list[Row]] = []
+    for tier in tiers:
+        ordered.extend(_rank_group(tier, rest, pairs) if len(tier) > 1 else [tier])
+    return ordered
+
+
+def rank(rows: Sequence[Row], criteria: Sequence[str], pairs: Sequence[PairResult] = ()) -> list[Row]:
+    """Order ``rows`` by the criteria in turn; players still level share a position.
+
+    Head-to-head is computed among the players tied at that point only (their
+    wins in games against each other, then their net points in those games),
+    and recomputed for any smaller group still tied after it.
+    """
+    for criterion in criteria:
+        if criterion not in RANKING_CRITERIA:
+            raise ValueError(f"unknown ranking criterion {criterion!r}")
+    by_pair: dict[tuple[int, int], PairResult] = {}
+    for pair in pairs:
+        for a, b, wins_a, wins_b, net_a in (
+            (pair.a, pair.b, pair.wins_a, pair.wins_b, pair.net_a),
+            (pair.b, pair.a, pair.wins_b, pair.wins_a, -pair.net_a),
+        ):
+            old = by_pair.get((a, b))
+            if old:
+                wins_a, wins_b, net_a = old.wins_a + wins_a, old.wins_b + wins_b, old.net_a + net_a
+            by_pair[(a, b)] = PairResult(a, b, wins_a, wins_b, net_a)
+    for row in rows:
+        row.decided_by = ""
+    result: list[Row] = []
+    for tier in _rank_group(list(rows), list(criteria), by_pair):
+        position = len(result) + 1
+        for row in tier:
+            row.position = position
+            row.tied = len(tier) > 1
+            result.append(row)
+    if result:
+        result[0].decided_by = ""
+    return result
+
+
+# --- the selector ------------------------------------------------------------------------------------
+
+
+def _counted(season_id: int):
+    """Games that count: the season's confirmed games that are over."""
+    from scoring.models import Game, LeagueStatus
+
+    return Game.objects.filter(season_id=season_id, league_status=LeagueStatus.CONFIRMED, over=True)
+
+
+def season_standings(season) -> Standings:
+    """The standings of ``season`` (confirmed results) plus its provisional games.
+
+    Five queries whatever the number of players or games: entrants, results
+    by pair, hands won by player, undercuts received by player, provisional games.
+    """
+    from scoring.models import Game, Hand, LeagueStatus
+
+    rows = {
+        player_id: Row(player_id=player_id, name=name)
+        for player_id, name in season.players.order_by().values_list("pk", "name")
+    }
+
+    # Results by pair of players (player_one's side), summed by the database.
+    pair_rows = (
+        _counted(season.pk)
+        .order_by()
+        .values("player_one_id", "player_two_id")
+        .annotate(
+            played=Count("pk"),
+            wins_one=Count("pk", filter=Q(winner_id=F("player_one_id"))),
+            wins_two=Count("pk", filter=Q(winner_id=F("player_two_id"))),
+            net_one=Sum(
+                Case(
+                    When(winner_id=F("player_one_id"), then=F("margin")),
+                    When(winner_id=F("player_two_id"), then=-F("margin")),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                )
+            ),
+        )
+    )
+    pairs: list[PairResult] = []
+    for pair in pair_rows:
+        one, two = pair["player_one_id"], pair["player_two_id"]
+        pairs.append(PairResult(one, two, pair["wins_one"], pair["wins_two"], pair["net_one"] or 0))
+        for player, won, lost, net in (
+            (one, pair["wins_one"], pair["wins_two"], pair["net_one"] or 0),
+            (two, pair["wins_two"], pair["wins_one"], -(pair["net_one"] or 0)),
+        ):
+            row = rows.get(player)
+            if row is None:  # played in the season but since taken off its list
+                continue
+            row.played += pair["played"]
+            row.won += won
+            row.lost += lost
+            row.drawn += pair["played"] - won - lost
+            row.net += net
+
+    # Hand figures by player: every counted hand grouped by its winner, and undercuts by who knocked.
+    hands = Hand.objects.filter(game__in=_counted(season.pk)).order_by()
+    won_figures = hands.values("winner_id").annotate(
+        hands_won=Count("pk"),
+        gins=Count("pk", filter=Q(result__in=("gin", "big_gin"))),
+        undercuts=Count("pk", filter=Q(result="undercut")),
+    )
+    undercut_figures = hands.filter(result="undercut").values("by_id").annotate(received=Count("pk"))
+    for figures in won_figures:
+        row = rows.get(figures["winner_id"])
+        if row is not None:
+            row.hands_won = figures["hands_won"]
+            row.gins = figures["gins"]
+            row.undercuts_given = figures["undercuts"]
+    for figures in undercut_figures:
+        row = rows.get(figures["by_id"])
+        if row is not None:
+            row.undercuts_received = figures["received"]
+
+    provisional = list(
+        Game.objects.filter(season_id=season.pk)
+        .filter(Q(over=True) & ~Q(league_status=LeagueStatus.CONFIRMED))
+        .select_related("player_one", "player_two", "winner", "fixture")
+        .order_by("-finished_at", "-pk")
+    )
+    ranking = season.ranking or DEFAULT_RANKING
+    return Standings(rows=rank(list(rows.values()), ranking, pairs), ranking=list(ranking), provisional=provisional)

@@ -1,0 +1,373 @@
+"""Player statistics, head-to-head, ratings and score progress.
+
+Selectors (functions taking a player, club or game) sum in the database with
+conditional aggregation and run a fixed number of queries whatever the size
+of the club; the pure functions below them (streaks, head-to-head rows, the
+nemesis, running totals) touch no database and are tested on small cases.
+
+Which games anyone may see: friendly games (no season), games of public
+clubs' seasons, and games of the clubs the viewer belongs to
+(``visible_games``). Every selector here starts from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from django.db.models import Avg, Case, Count, F, IntegerField, Q, QuerySet, Sum, Value, When
+
+from players.models import Club, Membership, Player
+from scoring.models import Game, Hand, LeagueStatus
+from scoring.ratings import RatedGame, Ratings, elo_ratings
+
+# --- who may see what --------------------------------------------------------------------------------
+
+
+def member_club_ids(user):
+    """A subquery of the ids of the clubs ``user`` belongs to (empty for anonymous)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Membership.objects.none().values("club_id")
+    return Membership.objects.filter(player__user=user).values("club_id")
+
+
+def visible_games(user) -> QuerySet[Game]:
+    """Friendly games, public clubs' league games, and league games of the viewer's own clubs."""
+    allowed = Q(season__isnull=True) | Q(season__club__is_public=True)
+    if user is not None and getattr(user, "is_authenticated", False):
+        allowed |= Q(season__club_id__in=member_club_ids(user))
+    return Game.objects.filter(allowed)
+
+
+def games_of(player_id: int) -> Q:
+    return Q(player_one_id=player_id) | Q(player_two_id=player_id)
+
+
+# --- pure figures ------------------------------------------------------------------------------------
+
+
+def rate(part: int, whole: int) -> float | None:
+    """``part / whole`` or None when there is nothing to divide by."""
+    return part / whole if whole else None
+
+
+def longest_streak(winners: Iterable[int | None], player_id: int) -> int:
+    """The most games won in a row, given each game's winner in the order played."""
+    best = run = 0
+    for winner in winners:
+        run = run + 1 if winner == player_id else 0
+        best = max(best, run)
+    return best
+
+
+@dataclass(frozen=True)
+class PairFigures:
+    """Over games between ``one`` and ``two`` (database-summed), from ``one``'s side."""
+
+    one: int
+    two: int
+    one_name: str
+    two_name: str
+    played: int
+    wins_one: int
+    wins_two: int
+    net_one: int
+
+
+@dataclass
+class HeadToHead:
+    opponent_id: int
+    opponent: str
+    played: int = 0
+    won: int = 0
+    lost: int = 0
+    net: int = 0  # points: the player's margins won minus margins lost
+
+    @property
+    def drawn(self) -> int:
+        return self.played - self.won - self.lost
+
+
+def head_to_head_rows(pairs: Iterable[PairFigures], player_id: int) -> list[HeadToHead]:
+    """One row per opponent of ``player_id``: most games played first, then by name."""
+    rows: dict[int, HeadToHead] = {}
+    for pair in pairs:
+        if pair.one == player_id:
+            opponent, name, won, lost, net = pair.two, pair.two_name, pair.wins_one, pair.wins_two, pair.net_one
+        elif pair.two == player_id:
+            opponent, name, won, lost, net = pair.one, pair.one_name, pair.wins_two, pair.wins_one, -pair.net_one
+        else:
+            continue
+        row = rows.setdefault(opponent, HeadToHead(opponent_id=opponent, opponent=name))
+        row.played += pair.played
+        row.won += won
+        row.lost += lost
+        row.net += net
+    return sorted(rows.values(), key=lambda row: (-row.played, row.opponent.lower()))
+
+
+def nemesis(rows: Sequence[HeadToHead]) -> HeadToHead | None:
+    """The opponent who beats the player most: among those with more wins than losses against
+    the player, the most wins over them, then the most points taken, then by name."""
+    rivals = [row for row in rows if row.lost > row.won]
+    if not rivals:
+        return None
+    return min(rivals, key=lambda row: (-row.lost, row.net, row.opponent.lower()))
+
+
+# --- a player's profile ------------------------------------------------------------------------------
+
+
+@dataclass
+class PlayerStats:
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    hands: int = 0
+    hands_won: int = 0
+    gins: int = 0
+    knocks: int = 0
+    knocks_won: int = 0
+    knocks_undercut: int = 0
+    opponent_knocks: int = 0
+    undercuts_made: int = 0
+    avg_knock_deadwood: float | None = None
+    biggest_hand: Hand | None = None
+    longest_streak: int = 0
+    head_to_head: list[HeadToHead] = field(default_factory=list)
+
+    @property
+    def win_rate(self) -> float | None:
+        return rate(self.wins, self.games)
+
+    @property
+    def gin_rate(self) -> float | None:
+        """Hands the player won by going gin (or big gin), out of every hand played."""
+        return rate(self.gins, self.hands)
+
+    @property
+    def undercut_rate(self) -> float | None:
+        """The other player's knocks this player undercut."""
+        return rate(self.undercuts_made, self.opponent_knocks)
+
+    @property
+    def knock_success(self) -> float | None:
+        """The player's own knocks that scored for them (not undercut)."""
+        return rate(self.knocks_won, self.knocks)
+
+    @property
+    def nemesis(self) -> HeadToHead | None:
+        return nemesis(self.head_to_head)
+
+
+def pair_figures(games: QuerySet[Game]) -> list[PairFigures]:
+    """Over games grouped by (player_one, player_two), summed by the database (one query)."""
+    rows = (
+        games.filter(over=True)
+        .order_by()
+        .values("player_one_id", "player_two_id", "player_one__name", "player_two__name")
+        .annotate(
+            played=Count("pk"),
+            wins_one=Count("pk", filter=Q(winner_id=F("player_one_id"))),
+            wins_two=Count("pk", filter=Q(winner_id=F("player_two_id"))),
+            net_one=Sum(
+                Case(
+                    When(winner_id=F("player_one_id"), then=F("margin")),
+                    When(winner_id=F("player_two_id"), then=-F("margin")),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                )
+            ),
+        )
+    )
+    return [
+        PairFigures(
+            row["player_one_id"],
+            row["player_two_id"],
+            row["player_one__name"],
+            row["player_two__name"],
+            row["played"],
+            row["wins_one"],
+            row["wins_two"],
+            row["net_one"] or 0,
+        )
+        for row in rows
+    ]
+
+
+def player_stats(player: Player, *, viewer) -> PlayerStats:
+    """Everything the profile shows about ``player``'s visible games: four queries."""
+    pid = player.pk
+    games = visible_games(viewer).filter(games_of(pid))
+    stats = PlayerStats()
+
+    # 1. Head-to-head (and so games, wins, losses), grouped by pair in the database.
+    stats.head_to_head = head_to_head_rows(pair_figures(games), pid)
+    stats.games = sum(row.played for row in stats.head_to_head)
+    stats.wins = sum(row.won for row in stats.head_to_head)
+    stats.losses = sum(row.lost for row in stats.head_to_head)
+
+    # 2. Hand figures, one conditional aggregate over every hand of those games.
+    mine = Q(by_id=pid)
+    figures = Hand.objects.filter(game__in=games.values("pk")).aggregate(
+        hands=Count("pk"),
+        hands_won=Count("pk", filter=Q(winner_id=pid)),
+        gins=Count("pk", filter=mine & Q(result__in=("gin", "big_gin"))),
+        knocks=Count("pk", filter=mine & Q(ending="knock")),
+        knocks_won=Count("pk", filter=mine & Q(ending="knock", result="knock")),
+        knocks_undercut=Count("pk", filter=mine & Q(result="undercut")),
+        opponent_knocks=Count("pk", filter=Q(ending="knock") & ~mine),
+        undercuts_made=Count("pk", filter=Q(result="undercut", winner_id=pid)),
+        avg_knock_deadwood=Avg("knocker_deadwood", filter=mine & Q(ending="knock")),
+    )
+    for name, value in figures.items():
+        setattr(stats, name, value if value is not None else getattr(stats, name))
+
+    # 3. The biggest hand the player won, with its game.
+    stats.biggest_hand = (
+        Hand.objects.filter(game__in=games.values("pk"), winner_id=pid)
+        .select_related("game", "game__player_one", "game__player_two")
+        .order_by("-points", "game_id", "number")
+        .first()
+    )
+
+    # 4. The winners of the over games in the order they finished, for the streak.
+    winners = games.filter(over=True).order_by("finished_at", "pk").values_list("winner_id", flat=True)
+    stats.longest_streak = longest_streak(winners, pid)
+    return stats
+
+
+def recent_games(player: Player, *, viewer, limit: int = 10) -> list[Game]:
+    return list(
+        visible_games(viewer)
+        .filter(games_of(player.pk))
+        .select_related("player_one", "player_two", "winner", "season", "season__club")
+        .order_by("-created_at", "-pk")[:limit]
+    )
+
+
+# --- ratings -----------------------------------------------------------------------------------------
+
+
+def rated_games(rows: Iterable[tuple[int, int, int, int]]) -> list[RatedGame]:
+    """(game id, winner, player one, player two) rows -> RatedGame (the loser is the other player)."""
+    return [
+        RatedGame(key=pk, winner=winner, loser=two if winner == one else one) for pk, winner, one, two in rows
+    ]
+
+
+def _confirmed(clubs_q: Q) -> QuerySet[Game]:
+    """Confirmed, over league games with a winner, oldest result first (the order ratings move in)."""
+    return (
+        Game.objects.filter(clubs_q, league_status=LeagueStatus.CONFIRMED, over=True, winner__isnull=False)
+        .order_by("finished_at", "pk")
+    )
+
+
+def club_ratings(club: Club) -> Ratings:
+    """Elo ratings of the club's members from its confirmed games, in the order they finished (one query).
+
+    Computed from the results every time, so correcting a past game (which the
+    services recompute in its transaction) moves every later rating with it.
+    """
+    rows = _confirmed(Q(season__club=club)).values_list("pk", "winner_id", "player_one_id", "player_two_id")
+    return elo_ratings(rated_games(rows))
+
+
+@dataclass
+class ClubRating:
+    club: Club
+    rating: float
+    games: int
+    history: list  # RatingPoint, oldest first
+
+
+def player_ratings(player: Player, *, viewer) -> list[ClubRating]:
+    """The player's Elo rating and its history in each visible club they belong to (two queries)."""
+    member_of = Membership.objects.filter(player=player).values("club_id")
+    clubs = list(
+        Club.objects.filter(pk__in=member_of)
+        .filter(Q(is_public=True) | Q(pk__in=member_club_ids(viewer)))
+        .order_by("name")
+    )
+    if not clubs:
+        return []
+    by_club: dict[int, list[tuple]] = {club.pk: [] for club in clubs}
+    rows = _confirmed(Q(season__club_id__in=list(by_club))).values_list(
+        "season__club_id", "pk", "winner_id", "player_one_id", "player_two_id"
+    )
+    for club_id, *row in rows:
+        by_club[club_id].append(tuple(row))
+    result = []
+    for club in clubs:
+        ratings = elo_ratings(rated_games(by_club[club.pk]))
+        history = ratings.history.get(player.pk, [])
+        result.append(ClubRating(club=club, rating=ratings.rating(player.pk), games=len(history), history=history))
+    return result
+
+
+# --- a game's progress -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Progress:
+    number: int  # the game of the sitting (1-3 for Hollywood)
+    totals: dict[int, list[int]]  # player id -> hand points after hand 0, 1, 2, ...
+
+
+def running_points(hands: Sequence[tuple[int | None, int, Sequence[int]]], players: Sequence[int], games: int):
+    """Each game's running hand points per player, from the engine's per-hand (winner, points, games)."""
+    totals = [dict.fromkeys(players, 0) for _ in range(games)]
+    series = [Progress(number, {player: [0] for player in players}) for number in range(1, games + 1)]
+    for winner, points, scored_in in hands:
+        for number in scored_in:
+            totals[number - 1][winner] += points
+        for index, progress in enumerate(series):
+            for player in players:
+                progress.totals[player].append(totals[index][player])
+    return series
+
+
+def game_progress(game: Game) -> list[Progress]:
+    """Running hand points of each game of the sitting, from the stored (engine-derived) hands."""
+    hands = game.hands.order_by("number").values_list("winner_id", "points", "scored_in")
+    from scoring.rules import resolve_rules
+
+    games = resolve_rules(game.rules).games_per_session
+    return running_points(list(hands), (game.player_one_id, game.player_two_id), games)
+
+
+# --- a season's wall screen --------------------------------------------------------------------------
+
+
+@dataclass
+class WallBoard:
+    version: str
+    standings: object  # scoring.standings.Standings
+    playing: list  # Game with scores prefetched, in play now
+    recent: list  # Game, the latest finished
+
+
+def season_wall(season, *, playing_limit: int = 12, recent_limit: int = 8) -> WallBoard:
+    """What the wall screen shows, in a fixed number of queries (the version first, so a change
+    made while the rest is read is seen again by the screen)."""
+    from django.db.models import Prefetch
+
+    from scoring import live
+    from scoring.models import GameScore
+    from scoring.standings import season_standings
+
+    version = live.season_version(season.pk)
+    standings = season_standings(season)
+    playing = list(
+        Game.objects.filter(season=season, over=False)
+        .select_related("player_one", "player_two")
+        .prefetch_related(Prefetch("scores", queryset=GameScore.objects.order_by("number")))
+        .order_by("-updated_at", "-pk")[:playing_limit]
+    )
+    recent = list(
+        Game.objects.filter(season=season, over=True)
+        .select_related("player_one", "player_two", "winner")
+        .order_by("-finished_at", "-pk")[:recent_limit]
+    )
+    return WallBoard(version=version, standings=standings, playing=playing, recent=recent)

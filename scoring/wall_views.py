@@ -1,0 +1,80 @@
+"""The wall screen: a season's standings, live, in large type for a TV across the room.
+
+``wall`` renders the page (it works without JavaScript: a plain page with a
+Reload link); ``wall_board`` renders its board partial; ``wall_events`` is an
+async Server-Sent Events stream (``scoring.live.season_changes``) that
+static/js/wall.js listens to, re-fetching the board on every change.
+A private club's wall is only for its members (404 to anyone else).
+"""
+
+from __future__ import annotations
+
+from asgiref.sync import sync_to_async
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from players import clubs
+from scoring import live
+from scoring.models import Season
+from scoring.standings import RANKING_CRITERIA
+from scoring.stats import season_wall
+
+WALL_ROWS = 20
+
+
+def visible_season(request, slug: str, pk: int) -> Season:
+    season = get_object_or_404(Season.objects.select_related("club"), pk=pk, club__slug=slug)
+    if not clubs.can_view_club(request.user, season.club):
+        raise Http404("No such season.")
+    return season
+
+
+def _rows_shown(request) -> int | None:
+    return None if request.GET.get("rows") == "all" else WALL_ROWS
+
+
+def _context(request, season: Season) -> dict:
+    board = season_wall(season)
+    shown = _rows_shown(request)
+    rows = board.standings.rows
+    return {
+        "club": season.club,
+        "season": season,
+        "board": board,
+        "rows": rows if shown is None else rows[:shown],
+        "more": 0 if shown is None else max(0, len(rows) - shown),
+        "criteria": [RANKING_CRITERIA[name] for name in board.standings.ranking],
+        "all_rows": shown is None,
+    }
+
+
+def wall(request, slug, pk):
+    season = visible_season(request, slug, pk)
+    return render(request, "wall/wall.html", _context(request, season))
+
+
+def wall_board(request, slug, pk):
+    season = visible_season(request, slug, pk)
+    response = render(request, "wall/wall.html#board", _context(request, season))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+async def _events(season_id: int):
+    yield "retry: 1000\n\n"  # reconnect a second after a dropped stream
+    async for kind, data in live.season_changes(season_id):
+        if kind == "keepalive":
+            yield ": keep-alive\n\n"
+        else:
+            yield f"event: {kind}\ndata: {data}\n\n"
+    yield "event: bye\ndata: reconnect\n\n"  # the stream's time is up; the page opens a new one at once
+
+
+async def wall_events(request, slug, pk):
+    """text/event-stream: "ready" (with the season's version), "change" after every saved game or
+    hand of the season, keep-alive comments, and "bye" when the server ends the stream."""
+    season = await sync_to_async(visible_season)(request, slug, pk)
+    response = StreamingHttpResponse(_events(season.pk), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass events on at once
+    return response

@@ -1,0 +1,135 @@
+"""Shared browser fixtures: Debian's Chromium driven by Playwright, headless.
+
+Use with pytest-django's ``live_server``::
+
+    @pytest.mark.browser
+    def test_something(page, live_server, transactional_db):
+        login(page, live_server.url, "ann", PASSWORD)
+
+``browser`` is one Chromium per test session; ``page`` is a fresh context
+(own cookies) per test, 360 px wide unless the test asks otherwise via
+``new_page``. Screenshots go to test-artifacts/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; Django would
+# otherwise refuse ORM calls made from the test body.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+PHONE = {"width": 360, "height": 780}
+LAPTOP = {"width": 1280, "height": 800}
+PASSWORD = "a-long-test-password"
+# Console "errors" that are not: htmx logging a request it cancelled on purpose
+# (hx-sync), and Chromium logging a page deliberately answered 403/409/422
+# (refused form, closed sign-up). A missing file (404) or a 500 still fails.
+BENIGN_CONSOLE = re.compile(
+    r"^htmx:(sendAbort|afterRequest),|^Failed to load resource: the server responded with a status of (403|409|422)"
+)  # tests.factories.UserFactory's password
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_request_at_a_time_on_sqlite():
+    """On SQLite the test database is in memory with a shared cache, where two
+    live-server threads hitting one table fail at once with "database table is
+    locked" (a file database in WAL mode would wait). Serve one request at a
+    time there; PostgreSQL keeps the threaded server."""
+    from django.conf import settings
+    from django.core.servers.basehttp import WSGIServer
+    from django.test.testcases import LiveServerThread
+
+    class SerialWSGIServer(WSGIServer):
+        def __init__(self, *args, connections_override=None, **kwargs):
+            super().__init__(*args, **kwargs)  # the server thread already uses the overrides
+
+    if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        original = LiveServerThread.server_class
+        LiveServerThread.server_class = SerialWSGIServer
+        yield
+        LiveServerThread.server_class = original
+    else:
+        yield
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    """Factory: ``new_page(viewport=..., java_script_enabled=...)`` -> a page in its own context.
+
+    Every page fails the test on a JavaScript error or a CSP violation
+    reported to the console.
+    """
+    contexts = []
+    problems: list[str] = []
+
+    def make(*, viewport=None, java_script_enabled=True, **options):
+        context = browser.new_context(viewport=viewport or PHONE, java_script_enabled=java_script_enabled, **options)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        page.on(
+            "console",
+            lambda message: (
+                problems.append(f"console {message.type}: {message.text}")
+                if message.type == "error" and not BENIGN_CONSOLE.match(message.text)
+                else None
+            ),
+        )
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert not problems, "browser reported problems:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def page(new_page):
+    """A phone-sized page (360 px wide) with JavaScript on."""
+    return new_page()
+
+
+def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:
+    """Sign in through the sign-in form and wait for the redirect."""
+    page.goto(f"{base_url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "/login/" not in url)
+
+
+def screenshot(page, name: str, *, full_page: bool = True) -> Path:
+    """Save a screenshot under test-artifacts/ and return its path."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path

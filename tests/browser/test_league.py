@@ -1,0 +1,95 @@
+"""A club night in Chromium: the admin opens a season, two players record and confirm a game
+from their own phones (two browser contexts), and the standings show it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from players import clubs
+from scoring.models import Game, LeagueStatus
+from tests.browser.conftest import LAPTOP, login, screenshot
+from tests.browser.test_kitchen import enter_hand, save_hand
+from tests.factories import UserFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_club_night_season_game_confirmation_and_standings(new_page, live_server):
+    director = UserFactory(username="director")
+    UserFactory(username="pat")
+    UserFactory(username="quinn")
+    club = clubs.club_create(name="Thursday Gin", owner=director, is_public=False)
+    for username in ("pat", "quinn"):
+        invitation = clubs.invitation_create(club=club, created_by=director)
+        clubs.invitation_accept(invitation=invitation, user=type(director).objects.get(username=username))
+    clubs.member_add_guest(club=club, name="Gus", added_by=director)
+    base = live_server.url
+
+    # The director opens a season for Pat, Quinn and Gus (not playing himself).
+    admin = new_page(viewport=LAPTOP)
+    login(admin, base, "director")
+    admin.goto(f"{base}/clubs/{club.slug}/")
+    admin.get_by_role("link", name="New season").click()
+    admin.get_by_label("Season name").fill("Spring League")
+    admin.get_by_label("Format").select_option("single")
+    admin.get_by_label("director", exact=True).uncheck()
+    admin.get_by_role("button", name="Create season").click()
+    admin.wait_for_url(re.compile(r"/seasons/\d+/$"))
+    expect(admin.locator("#fixtures-title")).to_be_visible()
+    # Three players meet once each: three rounds of one fixture (one sits out each round).
+    expect(admin.locator("#fixtures-title")).to_have_text("Fixtures: round 1 of 3")
+    expect(admin.locator("ul.fixtures li")).to_have_count(1)
+    season_url = admin.url
+
+    # Pat, on his phone, starts his fixture against Quinn and scores it at the table.
+    pat = new_page()
+    login(pat, base, "pat")
+    pat.goto(season_url)
+    mine = pat.locator("ul.fixtures.mine")
+    expect(mine.locator("li")).to_have_count(2)  # Pat's own fixtures, whatever the round
+    mine.get_by_role("button", name=re.compile(r"^Start (pat v quinn|quinn v pat)$")).click()
+    pat.wait_for_url(re.compile(r"/games/\d+/$"))
+    enter_hand(pat, ending="Knock", by="quinn", knocker=4, defender=20)
+    save_hand(pat, 1)
+    enter_hand(pat, ending="Gin", by="pat", defender=90)
+    save_hand(pat, 2)
+    game = Game.objects.get(season__name="Spring League")
+    assert game.over and game.winner.name == "pat"
+    assert game.league_status == LeagueStatus.PLAYING
+
+    # The standings do not count it yet: it is provisional.
+    pat.goto(season_url)
+    expect(pat.locator("ul.provisional")).to_contain_text("awaiting confirmation")
+    expect(pat.locator("tr[data-player='pat'] td.won")).to_have_text("0")
+
+    # Quinn, on her own phone, confirms the result.
+    quinn = new_page()
+    login(quinn, base, "quinn")
+    quinn.goto(f"{base}/clubs/games/{game.pk}/")
+    expect(quinn.locator(".result")).to_contain_text(f"pat won by {game.margin}")
+    screenshot(quinn, "league-confirm")
+    quinn.get_by_label("Comment (optional)").fill("Good game")
+    quinn.get_by_role("button", name=re.compile(r"^Confirm pat won by")).click()
+    expect(quinn.locator(".messages")).to_contain_text("Result confirmed")
+    expect(quinn.locator("table.audit")).to_contain_text("Good game")
+
+    # The director's standings (reloaded) now count it: Pat first with the game's margin.
+    admin.goto(season_url)
+    first = admin.locator("table.standings tbody tr").first
+    expect(first).to_have_attribute("data-player", "pat")
+    expect(first.locator("td.won")).to_have_text("1")
+    expect(first.locator("td.net")).to_have_text(str(game.margin))
+    expect(admin.locator("tr[data-player='quinn'] td.net")).to_have_text(str(-game.margin))
+    expect(admin.locator("section#standings")).to_contain_text("None: every finished game is confirmed.")
+    screenshot(admin, "league-standings")
+
+    # After confirmation Pat's scoresheet no longer offers corrections; an outsider sees no club at all.
+    pat.goto(f"{base}/games/{game.pk}/")
+    expect(pat.get_by_role("link", name=re.compile("^Edit hand"))).to_have_count(0)
+    stranger = new_page()
+    UserFactory(username="stranger")
+    login(stranger, base, "stranger")
+    assert stranger.request.get(season_url).status == 404  # (not page.goto: a 404 page logs a console error)

@@ -1,0 +1,109 @@
+"""Two phones recording the same hand at the same moment: stored once, never twice.
+
+Each thread is a separate client with its own database connection, released
+by a barrier so both requests are in flight together. Meant for PostgreSQL
+(row locks); on SQLite the writers are serialised by the database lock and
+the outcome must be the same.
+"""
+
+import threading
+
+import pytest
+from django.conf import settings
+from django.db import connection, connections
+from rest_framework.test import APIClient
+
+from players.tokens import token_create
+from scoring.models import Hand, IdempotentRequest
+from tests.factories import PlayerFactory, UserFactory, make_game
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),
+        reason="needs PostgreSQL: the SQLite test database is in memory with shared-cache table locks, which "
+        "fail at once instead of waiting (the real file database waits); run with DATABASE_URL=postgres://...",
+    ),
+]
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def table():
+    ann_user, bob_user = UserFactory(username="ann-phone"), UserFactory(username="bob-phone")
+    ann, bob = PlayerFactory(name="Ann", user=ann_user), PlayerFactory(name="Bob", user=bob_user)
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=ann_user)
+    return {
+        "game": game,
+        "ann": ann,
+        "bob": bob,
+        "tokens": {"ann": token_create(user=ann_user).key, "bob": token_create(user=bob_user).key},
+    }
+
+
+def post_together(requests):
+    """Send each (token, body, headers) from its own thread at the same moment; return the responses."""
+    barrier = threading.Barrier(len(requests))
+    responses = [None] * len(requests)
+    errors = []
+
+    def send(index, token, path, body, headers):
+        try:
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+            barrier.wait(timeout=10)
+            responses[index] = client.post(path, body, format="json", **headers)
+        except Exception as error:  # surfaced below
+            errors.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=send, args=(index, *request)) for index, request in enumerate(requests)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    return responses
+
+
+def test_two_phones_record_the_same_hand_number_once(table):
+    game = table["game"]
+    path = f"/api/games/{game.pk}/hands/"
+    ann_gin = {"ending": "gin", "by": table["ann"].pk, "defender_deadwood": 30, "number": 1}
+    bob_knock = {"ending": "knock", "by": table["bob"].pk, "knocker_deadwood": 4, "defender_deadwood": 20, "number": 1}
+    responses = post_together(
+        [(table["tokens"]["ann"], path, ann_gin, {}), (table["tokens"]["bob"], path, bob_knock, {})]
+    )
+    statuses = sorted(response.status_code for response in responses)
+    assert statuses == [201, 409], [response.content for response in responses]
+    refused = next(response for response in responses if response.status_code == 409).json()
+    assert (refused["field"], refused["hand"]) == ("number", 1)
+    stored = list(Hand.objects.filter(game=game))
+    assert len(stored) == 1 and stored[0].number == 1
+    # The stored hand is the one the 201 reported, and the game's figures follow it alone.
+    accepted = next(response for response in responses if response.status_code == 201).json()
+    assert stored[0].pk == accepted["hand"]["id"]
+    game.refresh_from_db()
+    assert game.hand_count == 1
+    connection.close()
+
+
+def test_one_phone_retrying_with_the_same_key_records_once(table):
+    game = table["game"]
+    path = f"/api/games/{game.pk}/hands/"
+    body = {"ending": "knock", "by": table["ann"].pk, "knocker_deadwood": 2, "defender_deadwood": 40}
+    headers = {"HTTP_IDEMPOTENCY_KEY": "ann-phone-hand-1"}
+    token = table["tokens"]["ann"]
+    responses = post_together([(token, path, body, headers), (token, path, body, headers)])
+    assert [response.status_code for response in responses] == [201, 201], [r.content for r in responses]
+    assert responses[0].json() == responses[1].json()
+    replayed = [response.headers.get("Idempotent-Replayed") for response in responses]
+    assert sorted(str(header) for header in replayed) == ["None", "true"]  # one wrote, one replayed
+    assert Hand.objects.filter(game=game).count() == 1
+    assert IdempotentRequest.objects.filter(key="ann-phone-hand-1").count() == 1
+    connection.close()

@@ -1,0 +1,123 @@
+"""Hand history: filters (with field errors), paging, links to games, private clubs."""
+
+import datetime
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.urls import reverse
+from django.utils import timezone
+
+from scoring import league
+from scoring.history import HandFilterForm, hand_history, page_of
+from scoring.models import Hand, SeasonFormat
+from tests.league_setup import make_club, play
+from tests.test_stats import abc  # noqa: F401 - the worked example's games
+
+pytestmark = pytest.mark.django_db
+ANON = AnonymousUser()
+
+
+def numbers(hands):
+    return sorted((hand.game_id, hand.number) for hand in hands)
+
+
+def test_every_hand_of_the_player_newest_game_first(abc):
+    hands = list(hand_history(viewer=ANON, player=abc["ann"]))
+    assert len(hands) == 9
+    assert (hands[0].game_id, hands[0].number) == (abc["g4"].pk, 1)
+    assert [hand.game_id for hand in hands] == sorted((hand.game_id for hand in hands), reverse=True)
+
+
+def test_filters_narrow_the_hands(abc):
+    ann, cy = abc["ann"], abc["cy"]
+    g1, g2, g3, g4 = abc["g1"].pk, abc["g2"].pk, abc["g3"].pk, abc["g4"].pk
+    assert numbers(hand_history(viewer=ANON, player=ann, opponent=cy)) == [(g3, 1), (g3, 2), (g3, 3), (g4, 1)]
+    assert numbers(hand_history(viewer=ANON, player=ann, result="undercut")) == [(g1, 2), (g3, 1)]
+    assert numbers(hand_history(viewer=ANON, player=ann, points_min=80)) == sorted([(g1, 3), (g2, 2), (g3, 2)])
+    assert numbers(hand_history(viewer=ANON, player=ann, points_min=80, points_max=90)) == [(g1, 3), (g3, 2)]
+    assert numbers(hand_history(viewer=ANON, player=ann, result="dead")) == [(g2, 1)]
+    # Dates: move G2's hands to last week.
+    Hand.objects.filter(game=abc["g2"]).update(created_at=timezone.now() - datetime.timedelta(days=7))
+    today = timezone.localdate()
+    assert len(hand_history(viewer=ANON, player=ann, date_from=today)) == 7
+    last_week = today - datetime.timedelta(days=7)
+    assert numbers(hand_history(viewer=ANON, player=ann, date_from=last_week, date_to=last_week)) == [
+        (g2, 1),
+        (g2, 2),
+    ]
+
+
+def test_paging_fetches_one_more_row_to_know_a_next_page_exists(abc):
+    hands = hand_history(viewer=ANON, player=abc["ann"])
+    first, more = page_of(hands, 1, size=4)
+    last, no_more = page_of(hands, 3, size=4)
+    assert len(first) == 4 and more
+    assert len(last) == 1 and not no_more
+
+
+def test_the_page_filters_links_each_hand_to_its_game_and_pages(client, abc):
+    url = reverse("stats:player_hands", args=[abc["ann"].pk])
+    response = client.get(url, {"opponent": abc["cy"].pk, "ending": "knock"})
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert text.count('<td class="result">') == 2  # G3 hands 2 and 3
+    assert reverse("game", args=[abc["g3"].pk]) in text
+    assert "Older" not in text
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "message"),
+    [
+        ({"points_min": "50", "points_max": "10"}, "points_max", "Points to must be at least points from."),
+        ({"date_from": "2025-05-02", "date_to": "2025-05-01"}, "date_to", "To date must be on or after the from date."),
+        ({"points_min": "lots"}, "points_min", "Enter a whole number."),
+        ({"points_min": "-3"}, "points_min", "Ensure this value is greater than or equal to 0."),
+        ({"date_from": "yesterday"}, "date_from", "Enter a valid date."),
+        ({"ending": "fold"}, "ending", "Select a valid choice."),
+    ],
+)
+def test_bad_filters_get_a_message_on_their_field(client, abc, data, field, message):
+    form = HandFilterForm(data, player=abc["ann"], viewer=ANON)
+    assert not form.is_valid()
+    assert any(message in error for error in form.errors[field])
+    response = client.get(reverse("stats:player_hands", args=[abc["ann"].pk]), data)
+    assert response.status_code == 400
+    assert f'id="id_{field}-error"' in response.content.decode()
+
+
+def test_private_club_hands_only_for_members(client):
+    cast = make_club(name="Hidden Gin", is_public=False)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(
+        club=cast.club, name="Winter", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+    play(league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player), pat)
+    assert len(hand_history(viewer=cast.rival, player=pat)) == 1
+    assert len(hand_history(viewer=cast.outsider, player=pat)) == 0
+    assert len(hand_history(viewer=ANON, club=cast.club)) == 0
+
+    url = reverse("stats:club_hands", args=[cast.club.slug])
+    assert client.get(url).status_code == 404
+    client.force_login(cast.outsider)
+    assert client.get(url).status_code == 404
+    client.force_login(cast.rival)
+    response = client.get(url)
+    assert response.status_code == 200 and 'class="result"' in response.content.decode()
+    client.force_login(cast.outsider)
+    text = client.get(reverse("stats:player_hands", args=[pat.pk])).content.decode()
+    assert "No hands match." in text
+
+
+def test_club_history_filters_by_member(client):
+    cast = make_club(name="Filter Gin")
+    pat, quinn, gus = cast.player_of(cast.player), cast.player_of(cast.rival), cast.guest
+    season = league.season_create(
+        club=cast.club, name="Open", players=[pat, quinn, gus], format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+    play(league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player), pat)
+    play(league.open_game_start(season=season, player_one=quinn, player_two=gus, started_by=cast.player), gus)
+    assert len(hand_history(viewer=ANON, club=cast.club)) == 2
+    only_gus = hand_history(viewer=ANON, club=cast.club, opponent=gus)
+    assert [hand.winner_id for hand in only_gus] == [gus.pk]
+    response = client.get(reverse("stats:club_hands", args=[cast.club.slug]), {"opponent": gus.pk})
+    assert response.content.decode().count('<td class="result">') == 1

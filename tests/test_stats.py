@@ -1,0 +1,198 @@
+"""Profile figures, head-to-head, the nemesis and Elo ratings, checked against small cases
+worked out by hand from the rule book (standard rules: gin 25, undercut 25, box 25, game 100,
+shutout 100, target 100)."""
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.urls import reverse
+
+from scoring import league, services
+from scoring.models import Hand, SeasonFormat
+from scoring.stats import (
+    HeadToHead,
+    PairFigures,
+    club_ratings,
+    head_to_head_rows,
+    longest_streak,
+    nemesis,
+    player_stats,
+)
+from tests.factories import PlayerFactory, make_game
+from tests.league_setup import make_club, play
+
+pytestmark = pytest.mark.django_db
+
+
+def knock(by, knocker, defender):
+    return {"ending": "knock", "by": by, "knocker_deadwood": knocker, "defender_deadwood": defender}
+
+
+def gin(by, defender):
+    return {"ending": "gin", "by": by, "defender_deadwood": defender}
+
+
+@pytest.fixture
+def abc():
+    """Ann, Bob and Cy's friendly games, in the order they finished:
+
+    G2 Ann v Bob: dead hand; Bob gin v 80 (105) -> Bob wins 105 + 1 box 25 + game 100 + shutout 100 = 330 to 0.
+    G1 Ann v Bob: Ann knocks 4 v 20 (16); Bob knocks 8 v 5, Ann undercuts (3 + 25 = 28); Ann gin v 60 (85)
+       -> Ann 129 hand points + 3 boxes 75 + game 100 + shutout 100 = 404 to 0.
+    G3 Ann v Cy: Ann knocks 10 v 10, Cy undercuts on the tie (25); Ann knocks 2 v 92 (90); Ann knocks 3 v 23 (20)
+       -> Ann 110 + 2 boxes 50 + game 100 = 260, Cy 25 + 1 box 25 = 50: margin 210.
+    G4 Cy v Ann, in play: Cy gin v 10 (35).
+    """
+    ann, bob, cy = PlayerFactory(name="Ann"), PlayerFactory(name="Bob"), PlayerFactory(name="Cy")
+    g2 = make_game(player_one=ann, player_two=bob, hands=[{"ending": "dead"}, gin(bob, 80)])
+    g1 = make_game(player_one=ann, player_two=bob, hands=[knock(ann, 4, 20), knock(bob, 8, 5), gin(ann, 60)])
+    g3 = make_game(player_one=ann, player_two=cy, hands=[knock(ann, 10, 10), knock(ann, 2, 92), knock(ann, 3, 23)])
+    g4 = make_game(player_one=cy, player_two=ann, hands=[gin(cy, 10)])
+    return {"ann": ann, "bob": bob, "cy": cy, "g1": g1, "g2": g2, "g3": g3, "g4": g4}
+
+
+def test_the_worked_example_scores_as_the_rule_book_says(abc):
+    # The margins the hand-worked figures below rest on.
+    for name, margin in (("g1", 404), ("g2", 330), ("g3", 210)):
+        abc[name].refresh_from_db()
+        assert abc[name].margin == margin
+
+
+def test_player_figures_match_the_hand_worked_example(abc):
+    stats = player_stats(abc["ann"], viewer=AnonymousUser())
+    assert (stats.games, stats.wins, stats.losses) == (3, 2, 1)
+    assert stats.win_rate == pytest.approx(2 / 3)
+    assert (stats.hands, stats.hands_won) == (9, 5)
+    assert stats.gins == 1 and stats.gin_rate == pytest.approx(1 / 9)
+    # Ann knocked 4 times: 3 scored, 1 (the 10 v 10 tie) was undercut.
+    assert (stats.knocks, stats.knocks_won, stats.knocks_undercut) == (4, 3, 1)
+    assert stats.knock_success == pytest.approx(0.75)
+    # Her opponents knocked once (Bob, 8 v 5) and she undercut it.
+    assert (stats.opponent_knocks, stats.undercuts_made) == (1, 1)
+    assert stats.undercut_rate == pytest.approx(1.0)
+    assert stats.avg_knock_deadwood == pytest.approx((4 + 10 + 2 + 3) / 4)
+    assert stats.biggest_hand.points == 90 and stats.biggest_hand.game_id == abc["g3"].pk
+    # Finished in the order G2 (lost), G1 (won), G3 (won).
+    assert stats.longest_streak == 2
+
+
+def test_head_to_head_and_nemesis(abc):
+    ann = player_stats(abc["ann"], viewer=AnonymousUser())
+    rows = {row.opponent: (row.played, row.won, row.lost, row.net) for row in ann.head_to_head}
+    assert rows == {"Bob": (2, 1, 1, 404 - 330), "Cy": (1, 1, 0, 210)}
+    assert ann.nemesis is None  # nobody has beaten Ann more often than she beat them
+
+    cy = player_stats(abc["cy"], viewer=AnonymousUser())
+    assert [(row.opponent, row.played, row.won, row.lost, row.net) for row in cy.head_to_head] == [
+        ("Ann", 1, 0, 1, -210)
+    ]
+    assert cy.nemesis.opponent == "Ann"
+    assert cy.games == 1 and cy.longest_streak == 0
+    assert cy.hands == 4 and cy.gins == 1  # G3's three hands and G4's gin
+
+
+def test_profile_page_shows_the_figures_and_links_each_opponent(client, abc):
+    response = client.get(reverse("stats:profile", args=[abc["ann"].pk]))
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert 'data-stat="win_rate">67%' in text
+    assert 'data-stat="knock_success">75%' in text
+    assert 'data-stat="avg_knock_deadwood">4.8' in text
+    assert 'data-stat="longest_streak">2' in text
+    assert reverse("stats:profile", args=[abc["bob"].pk]) in text
+    assert reverse("stats:game_progress", args=[abc["g3"].pk]) in text
+
+
+def test_private_club_games_count_only_for_members():
+    cast = make_club(name="Secret Gin", is_public=False)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(
+        club=cast.club, name="Winter", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+    play(league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player), pat)
+    assert player_stats(pat, viewer=cast.outsider).games == 0
+    assert player_stats(pat, viewer=cast.anonymous).games == 0
+    assert player_stats(pat, viewer=cast.rival).games == 1
+
+
+# --- pure functions ----------------------------------------------------------------------------------
+
+
+def test_longest_streak_counts_consecutive_wins_only():
+    assert longest_streak([], 1) == 0
+    assert longest_streak([1, 1, 2, 1, 1, 1, None, 1], 1) == 3
+    assert longest_streak([2, 2], 1) == 0
+
+
+def test_head_to_head_rows_fold_both_sides_of_each_pair():
+    pairs = [
+        PairFigures(1, 2, "Ann", "Bob", played=3, wins_one=2, wins_two=1, net_one=50),
+        PairFigures(2, 1, "Bob", "Ann", played=1, wins_one=1, wins_two=0, net_one=30),
+        PairFigures(2, 3, "Bob", "Cy", played=5, wins_one=5, wins_two=0, net_one=900),
+    ]
+    rows = head_to_head_rows(pairs, 1)
+    assert [(r.opponent, r.played, r.won, r.lost, r.net) for r in rows] == [("Bob", 4, 2, 2, 20)]
+    assert nemesis(rows) is None
+    bob = head_to_head_rows(pairs, 2)
+    assert [(r.opponent, r.played, r.won, r.lost, r.net) for r in bob] == [("Cy", 5, 5, 0, 900), ("Ann", 4, 2, 2, -20)]
+
+
+def test_nemesis_is_the_opponent_with_most_wins_over_the_player():
+    rows = [
+        HeadToHead(2, "Bob", played=5, won=1, lost=3, net=-100),
+        HeadToHead(3, "Cy", played=4, won=0, lost=3, net=-300),
+        HeadToHead(4, "Di", played=9, won=5, lost=4, net=10),
+    ]
+    assert nemesis(rows).opponent == "Cy"  # 3 wins like Bob, but took more points
+
+
+# --- ratings ------------------------------------------------------------------------------------------
+
+
+def test_ratings_follow_confirmed_games_and_are_recomputed_after_a_correction():
+    """Elo, K = 32, from 1500. Pat beats Quinn twice:
+    game 1: expected 0.5, +16 -> 1516 / 1484;
+    game 2: expected 1 / (1 + 10^(-32/400)) = 0.54592, +32 * 0.45408 = 14.53 -> 1530.53 / 1469.47.
+    Game 1 corrected so Quinn won it: 1484 / 1516, then Pat wins game 2 at expected 0.45408,
+    +32 * 0.54592 = 17.47 -> 1501.47 / 1498.53."""
+    cast = make_club(name="Elo Club")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(
+        club=cast.club, name="Open", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+    games = []
+    for _ in range(2):
+        game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player)
+        play(game, pat, recorded_by=cast.player)
+        league.game_confirm(game=game, confirmed_by=cast.rival)
+        games.append(game)
+    # An unconfirmed game does not count.
+    play(league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player), quinn)
+
+    ratings = club_ratings(cast.club)
+    assert ratings.rating(pat.pk) == pytest.approx(1530.53, abs=0.01)
+    assert ratings.rating(quinn.pk) == pytest.approx(1469.47, abs=0.01)
+
+    first_hand = Hand.objects.get(game=games[0], number=1)
+    services.hand_edit(hand=first_hand, ending="gin", by=quinn, defender_deadwood=80, edited_by=cast.owner)
+    games[0].refresh_from_db()
+    assert games[0].winner_id == quinn.pk  # corrected in the database
+
+    ratings = club_ratings(cast.club)
+    assert ratings.rating(pat.pk) == pytest.approx(1501.47, abs=0.01)
+    assert ratings.rating(quinn.pk) == pytest.approx(1498.53, abs=0.01)
+    assert [round(point.rating, 2) for point in ratings.history[pat.pk]] == [1484.0, 1501.47]
+
+
+def test_profile_shows_the_rating_and_its_chart(client):
+    cast = make_club(name="Chart Club")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(
+        club=cast.club, name="Open", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player)
+    play(game, pat, recorded_by=cast.player)
+    league.game_confirm(game=game, confirmed_by=cast.rival)
+    text = client.get(reverse("stats:profile", args=[pat.pk])).content.decode()
+    assert f'data-club="{cast.club.slug}">1516<' in text
+    assert "<svg" in text and "Rating history in Chart Club" in text
+    assert "<script" not in text.split("<main", 1)[1]  # the chart is plain SVG
