@@ -81,12 +81,14 @@ def _describe_hand(hand: Hand | HandResult, names: dict[int, str]) -> str:
     return f"{names[winner]} {hand.result.replace('_', ' ')} {hand.points}"
 
 
-def game_recompute(*, game: Game) -> list[Change]:
+def game_recompute(*, game: Game, hands: list[Hand] | None = None) -> list[Change]:
     """Rewrite every derived figure of ``game`` from its facts; return what moved.
 
     Must run inside the caller's transaction (all callers hold the game lock).
+    ``hands`` lets a caller that already loaded every hand, in order, skip the reload.
     """
-    hands = list(game.hands.order_by("number"))
+    if hands is None:
+        hands = list(game.hands.order_by("number"))
     result = _score(game, [_facts_of(hand) for hand in hands])
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     changes: list[Change] = []
@@ -117,6 +119,7 @@ def game_recompute(*, game: Game) -> list[Change]:
     for derived in result.games:
         score = existing.get(derived.number) or GameScore(game=game, number=derived.number)
         before_final = (score.player_one_final, score.player_two_final) if score.pk else None
+        before_row = _score_row(score) if score.pk else None
         score.player_one_hand_points = derived.hand_points[game.player_one_id]
         score.player_two_hand_points = derived.hand_points[game.player_two_id]
         score.player_one_boxes = derived.boxes[game.player_one_id]
@@ -127,7 +130,8 @@ def game_recompute(*, game: Game) -> list[Change]:
         score.player_two_final = derived.final[game.player_two_id] if derived.over else None
         score.margin = derived.margin
         score.closed_by_hand = derived.closed_by_hand
-        score.save()
+        if _score_row(score) != before_row:  # most hands leave the closed games untouched
+            score.save()
         after_final = (score.player_one_final, score.player_two_final)
         if before_final is not None and before_final != after_final and before_final != (None, None):
             label = f"Game {derived.number} final" if len(result.games) > 1 else "Final score"
@@ -148,6 +152,10 @@ def game_recompute(*, game: Game) -> list[Change]:
     )
     live.notify_change(game=game)  # wall screens hear of it when this transaction commits
     return changes
+
+
+def _score_row(score: GameScore) -> tuple:
+    return tuple(getattr(score, field.attname) for field in GameScore._meta.concrete_fields)
 
 
 def game_create(
@@ -256,7 +264,8 @@ def hand_record(
     try:
         with transaction.atomic():
             locked = _lock(game)
-            number = locked.hands.count() + 1
+            hands = list(locked.hands.order_by("number"))
+            number = len(hands) + 1
             if expected_number is not None and expected_number != number:
                 raise HandConflict(
                     field="number",
@@ -271,19 +280,23 @@ def hand_record(
                 defender_deadwood=defender_deadwood,
                 upcard=upcard,
             )
-            facts = [_facts_of(hand) for hand in locked.hands.order_by("number")]
             # Validate before writing so a refused hand never touches the table.
-            derived = _score(locked, [*facts, _facts_from(values)]).hands[-1]
+            derived = _score(locked, [*map(_facts_of, hands), _facts_from(values)]).hands[-1]
             hand = Hand.objects.create(
                 game=locked,
                 number=number,
                 cards=cards,
                 recorded_by=recorded_by,
                 dealer_id=derived.dealer,
-                result="",
+                result=derived.result,
+                winner_id=derived.winner,
+                points=derived.points,
+                boxes=derived.boxes,
+                doubled=derived.doubled,
+                scored_in=list(derived.games),
                 **values,
             )
-            game_recompute(game=locked)
+            game_recompute(game=locked, hands=[*hands, hand])
             if locked.league_status == "confirmed":  # a hand added to a confirmed league result
                 from scoring.league import audit_record, game_names, hand_fact_words, hand_summary
 
@@ -300,7 +313,6 @@ def hand_record(
         raise HandConflict(
             field="number", message="Another device recorded a hand at the same moment; reload and try again."
         ) from None
-    hand.refresh_from_db()
     _refresh(game, locked)
     return hand
 
