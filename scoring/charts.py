@@ -88,9 +88,7 @@ def line_chart(
         parts.append(
             f'<line class="chart-grid" stroke="#ddd" x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}"/>'
         )
-        parts.append(
-            f'<text class="chart-tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_fmt(value)}</text>'
-        )
+        parts.append(f'<text class="chart-tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{_fmt(value)}</text>')
         value += step
     # X ticks: at most about ten, on whole numbers.
     x_step = max(1, math.ceil(nice_step(x_max - x_min, 8)))

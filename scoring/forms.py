@@ -8,7 +8,9 @@ from dataclasses import fields, replace
 from typing import Any
 
 from django import forms
+from django.http import QueryDict
 
+from scoring.card_facts import ALL_CARDS, suit_rows
 from scoring.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS
 from scoring.rules import (
     FIELD_LABELS,
@@ -40,7 +42,9 @@ HAND_FIELD_LABELS = {
     "upcard_suit": "Upcard",
     "number": "Hand number",
     "expected_number": "Hand number",
+    "cards": "Cards",
 }
+CARD_ACTIONS = ("cards_on", "cards_off", "cards")  # enter cards, type deadwood instead, work out deadwood
 _CODE_WORDS = {
     "knocker_deadwood": "the knocker's deadwood",
     "defender_deadwood": "the other player's deadwood",
@@ -206,11 +210,20 @@ class HandForm(forms.Form):
         error_messages={"invalid": "Other player's deadwood: enter a whole number."},
     )
     expected_number = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    entry = forms.CharField(required=False, widget=forms.HiddenInput)  # "cards" while entering cards
+    cards_one = forms.MultipleChoiceField(
+        required=False, choices=[(c, c) for c in ALL_CARDS], widget=forms.CheckboxSelectMultiple
+    )
+    cards_two = forms.MultipleChoiceField(
+        required=False, choices=[(c, c) for c in ALL_CARDS], widget=forms.CheckboxSelectMultiple
+    )
 
     def __init__(self, *args, game, rules: RuleSet, **kwargs):
         super().__init__(*args, **kwargs)
         self.game = game
         self.rules = rules
+        self.fields["cards_one"].label = f"{game.player_one.name}'s cards"
+        self.fields["cards_two"].label = f"{game.player_two.name}'s cards"
         endings = []
         if rules.oklahoma or rules.knock_limit > 0:
             endings.append("knock")
@@ -264,6 +277,48 @@ class HandForm(forms.Form):
             cleaned["upcard"] = None
         return cleaned
 
+    @property
+    def card_mode(self) -> bool:
+        """Entering cards (the grids shown) rather than typing the deadwood."""
+        if self.is_bound:
+            action = self.data.get("action")
+            if action in ("cards_on", "cards_off"):
+                return action == "cards_on"
+            return self.data.get("entry") == "cards"
+        return self.initial.get("entry") == "cards"
+
+    def _picked(self, name: str) -> list[str]:
+        if not self.is_bound:
+            return list(self.initial.get(name) or [])
+        raw = self.data.getlist(name) if hasattr(self.data, "getlist") else self.data.get(name) or []
+        return [code for code in raw if code in ALL_CARDS]
+
+    def picked_cards(self) -> tuple[list[str], list[str]] | None:
+        """(who went out's cards, the other player's) as picked; None when not entering cards (or a dead hand)."""
+        data = getattr(self, "cleaned_data", {})
+        if not self.card_mode or data.get("ending") == "dead":
+            return None
+        one, two = self._picked("cards_one"), self._picked("cards_two")
+        by = data.get("by")
+        return (two, one) if by == self.game.player_two_id else (one, two)
+
+    def card_grids(self) -> list[dict[str, Any]]:
+        """The two tap-to-pick grids: 4 suit rows of 13 cards per player, each card picked, taken or free."""
+        one, two = set(self._picked("cards_one")), set(self._picked("cards_two"))
+        grids = []
+        for name, mine, theirs in (("cards_one", one, two), ("cards_two", two, one)):
+            rows = [
+                [
+                    {**face, "id": f"id_{name}_{face['code']}", "checked": face["code"] in mine,
+                     "taken": face["code"] in theirs and face["code"] not in mine}
+                    for face in faces
+                ]
+                for _, faces in suit_rows()
+            ]
+            grids.append({"name": name, "label": self.fields[name].label, "rows": rows, "count": len(mine),
+                          "errors": self.errors.get(name, []) if self.is_bound else []})
+        return grids
+
     def facts(self) -> dict[str, Any]:
         data = self.cleaned_data
         return {
@@ -276,12 +331,23 @@ class HandForm(forms.Form):
 
     def add_refusal(self, field: str, message: str) -> None:
         """Attach a service refusal (HandRefused) to the field it names."""
-        target = {"upcard": "upcard_rank", "number": None, "players": None}.get(field, field)
+        target = {"upcard": "upcard_rank", "number": None, "players": None, "cards": "cards_one"}.get(field, field)
         if target is not None and target not in self.fields:
             target = None
         self.add_error(
             target, refusal_text(HAND_FIELD_LABELS.get(field, field.replace("_", " ").capitalize()), message)
         )
+
+
+def as_form_data(initial: dict[str, Any]) -> QueryDict:
+    """Initial values as if posted (lists stay lists), to bind a form to a stored hand."""
+    data = QueryDict(mutable=True)
+    for name, value in initial.items():
+        if isinstance(value, (list, tuple)):
+            data.setlist(name, [str(item) for item in value])
+        elif value is not None:
+            data[name] = str(value)
+    return data
 
 
 def hand_initial(hand) -> dict[str, Any]:
@@ -293,4 +359,8 @@ def hand_initial(hand) -> dict[str, Any]:
     }
     if hand.upcard:
         initial["upcard_rank"], initial["upcard_suit"] = hand.upcard[:-1], hand.upcard[-1:]
+    if hand.cards and hand.by_id:  # a hand entered card by card opens with its cards picked
+        by, defender = hand.cards.get("by", []), hand.cards.get("defender", [])
+        one, two = (by, defender) if hand.by_id == hand.game.player_one_id else (defender, by)
+        initial.update(entry="cards", cards_one=one, cards_two=two)
     return initial

@@ -105,7 +105,12 @@ def hand_history(
             games = games.filter(games_of(opponent.pk))
     if season is not None:
         games = games.filter(season=season)
-    hands = Hand.objects.filter(game__in=games.values("pk"))
+    if player is not None:
+        # A player's games are a few hundred ids: read them first, so the database picks the hands
+        # by game (an index) instead of walking a club's whole hand table newest first.
+        hands = Hand.objects.filter(game_id__in=list(games.values_list("pk", flat=True)))
+    else:
+        hands = Hand.objects.filter(game__in=games.values("pk"))
     if result:
         hands = hands.filter(result=result)
     if date_from:

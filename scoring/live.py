@@ -44,9 +44,7 @@ def notify_change(*, game) -> None:
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_notify(%s, %s)", [CHANNEL, change_payload(season_id=game.season_id, game_id=game.pk)]
-        )
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change_payload(season_id=game.season_id, game_id=game.pk)])
 
 
 # --- the season's version: changes whenever any of its games does ------------------------------------
@@ -67,8 +65,10 @@ def season_version(season_id: int) -> str:
     """
     from scoring.models import Game
 
-    figures = Game.objects.filter(season_id=season_id).order_by().aggregate(
-        count=Count("pk"), updated=Max("updated_at"), confirmed=Max("confirmed_at")
+    figures = (
+        Game.objects.filter(season_id=season_id)
+        .order_by()
+        .aggregate(count=Count("pk"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
     )
     return version_text(figures["count"], figures["updated"], figures["confirmed"])
 

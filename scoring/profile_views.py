@@ -101,9 +101,7 @@ def game_progress_view(request, pk: int):
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     charts = []
     for progress in game_progress(game):
-        series = [
-            Series(names[player], list(enumerate(totals))) for player, totals in progress.totals.items()
-        ]
+        series = [Series(names[player], list(enumerate(totals))) for player, totals in progress.totals.items()]
         title = f"Game {progress.number}: running hand points" if game.is_hollywood else "Running hand points"
         charts.append(mark_safe(line_chart(series, title=title, x_label="Hand", y_label="Points")))  # noqa: S308
     return render(request, "stats/progress.html", {"game": game, "charts": charts})

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scoring.card_facts import CardFactError, check_facts
 from scoring.engine import HAND_FIELDS, HandError, HandFacts, SessionResult, score_session
 from scoring.rules import RuleError, RuleSet, resolve_rules
 
@@ -110,9 +111,24 @@ def parse_record(data: Any) -> GameRecord:
 
 def score_record(record: GameRecord) -> SessionResult:
     try:
-        return score_session(record.rules, record.players, record.first_dealer, record.hands)
+        result = score_session(record.rules, record.players, record.first_dealer, record.hands)
     except HandError as error:
+        if error.hand:  # an earlier hand's bad cards come first
+            check_record_cards(record, before=error.hand)
         raise RecordError(error.hand, error.field, error.message) from None
+    check_record_cards(record)
+    return result
+
+
+def check_record_cards(record: GameRecord, *, before: int | None = None) -> None:
+    """Refuse the first hand whose ``cards`` are malformed or disagree with its facts (scoring.card_facts)."""
+    for number, (facts, cards) in enumerate(zip(record.hands, record.cards, strict=True), start=1):
+        if before is not None and number >= before:
+            return
+        try:
+            check_facts(record.rules, facts, cards)
+        except CardFactError as error:
+            raise RecordError(number, error.field, f"hand {number}: {error.field}: {error.message}") from None
 
 
 def expect_of(result: SessionResult) -> dict[str, Any]:

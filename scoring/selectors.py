@@ -87,12 +87,13 @@ def game_for_sheet(*, pk: int) -> Game:
     """One game and its hands' facts, for pages that score them with the engine (2 queries).
 
     Lighter than game_detail: no GameScore rows and no player joins per hand
-    (the page names players from the game's two).
+    (the page names players from the game's two). ``cards`` is loaded: the sheet
+    shows the melds of hands entered card by card.
     """
     return (
         Game.objects.select_related("player_one", "player_two")
         .prefetch_related(
-            Prefetch("hands", queryset=Hand.objects.defer("cards", "created_at", "updated_at").order_by("number"))
+            Prefetch("hands", queryset=Hand.objects.defer("created_at", "updated_at").order_by("number"))
         )
         .get(pk=pk)
     )

@@ -17,6 +17,7 @@ from django.utils import timezone
 from players.models import Player
 from players.services import player_get_or_create
 from scoring import live
+from scoring.card_facts import CardFactError, check_facts
 from scoring.engine import HandError, HandFacts, HandResult, SessionResult, score_session
 from scoring.models import Game, GameScore, Hand
 from scoring.record import GameRecord, RecordError, score_record
@@ -226,6 +227,14 @@ def _facts_from(values: dict[str, Any]) -> HandFacts:
     )
 
 
+def _checked_cards(game: Game, values: dict[str, Any], cards: Any, *, number: int) -> dict | None:
+    """The ``cards`` fact checked against the hand's other facts (scoring.card_facts), tidied; None if not given."""
+    try:
+        return check_facts(_rules_of(game), _facts_from(values), cards)
+    except CardFactError as error:
+        raise HandRefused(field=error.field, message=error.message, hand=number) from None
+
+
 def hand_preview(
     *,
     game: Game,
@@ -282,6 +291,7 @@ def hand_record(
             )
             # Validate before writing so a refused hand never touches the table.
             derived = _score(locked, [*map(_facts_of, hands), _facts_from(values)]).hands[-1]
+            cards = _checked_cards(locked, values, cards, number=number)
             hand = Hand.objects.create(
                 game=locked,
                 number=number,
@@ -358,13 +368,12 @@ def hand_edit(
         facts_before = hand_fact_words(stored, game_names(game))
         for name, value in values.items():
             setattr(stored, name, value)
-        if cards is not None or stored.cards is not None:
-            stored.cards = cards
         facts = [
             _facts_from(values) if other.pk == stored.pk else _facts_of(other)
             for other in game.hands.order_by("number")
         ]
         _score(game, facts)  # refuse before writing anything
+        stored.cards = _checked_cards(game, values, cards, number=stored.number)
         stored.save()
         changes = game_recompute(game=game)
         audit_hand_edit(
@@ -459,7 +468,7 @@ def game_import(*, record: GameRecord, created_by=None) -> Game:
                 knocker_deadwood=fact.knocker_deadwood if fact.ending == "knock" else None,
                 defender_deadwood=fact.defender_deadwood,
                 upcard=fact.upcard or "",
-                cards=cards,
+                cards=check_facts(record.rules, fact, cards),  # checked by score_record; stored tidied
                 recorded_by=created_by,
                 dealer=game.first_dealer,  # placeholder; game_recompute sets the real dealer
                 result="",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import Avg, Case, Count, F, IntegerField, Q, QuerySet, Sum, Value, When
+from django.db.models import Avg, Case, Count, F, IntegerField, Max, Q, QuerySet, Sum, Value, When
 
 from players.models import Club, Membership, Player
 from scoring.models import Game, Hand, LeagueStatus
@@ -251,16 +251,13 @@ def recent_games(player: Player, *, viewer, limit: int = 10) -> list[Game]:
 
 def rated_games(rows: Iterable[tuple[int, int, int, int]]) -> list[RatedGame]:
     """(game id, winner, player one, player two) rows -> RatedGame (the loser is the other player)."""
-    return [
-        RatedGame(key=pk, winner=winner, loser=two if winner == one else one) for pk, winner, one, two in rows
-    ]
+    return [RatedGame(key=pk, winner=winner, loser=two if winner == one else one) for pk, winner, one, two in rows]
 
 
 def _confirmed(clubs_q: Q) -> QuerySet[Game]:
     """Confirmed, over league games with a winner, oldest result first (the order ratings move in)."""
-    return (
-        Game.objects.filter(clubs_q, league_status=LeagueStatus.CONFIRMED, over=True, winner__isnull=False)
-        .order_by("finished_at", "pk")
+    return Game.objects.filter(clubs_q, league_status=LeagueStatus.CONFIRMED, over=True, winner__isnull=False).order_by(
+        "finished_at", "pk"
     )
 
 
@@ -274,6 +271,40 @@ def club_ratings(club: Club) -> Ratings:
     return elo_ratings(rated_games(rows))
 
 
+_RATINGS: dict[int, tuple[str, Ratings]] = {}  # club id -> (version, ratings), this process only
+
+
+def cached_club_ratings(clubs: Sequence[Club]) -> list[Ratings]:
+    """``club_ratings`` of each club, computed once per change of its confirmed results (per process).
+
+    One query for every club's version; one more for the clubs whose results changed. Kept in
+    this process's memory (not a pickling cache: a big club's history is tens of thousands of points).
+    """
+    from scoring import live
+
+    if not clubs:
+        return []
+    versions = {
+        row["season__club_id"]: live.version_text(row["count"], row["updated"], row["confirmed"])
+        for row in Game.objects.filter(season__club__in=clubs, league_status=LeagueStatus.CONFIRMED)
+        .order_by()
+        .values("season__club_id")
+        .annotate(count=Count("pk"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+    }
+    wanted = {club.pk: versions.get(club.pk, "none") for club in clubs}
+    missing = [pk for pk, version in wanted.items() if _RATINGS.get(pk, ("",))[0] != version]
+    if missing:
+        by_club: dict[int, list[tuple]] = {pk: [] for pk in missing}
+        rows = _confirmed(Q(season__club_id__in=missing)).values_list(
+            "season__club_id", "pk", "winner_id", "player_one_id", "player_two_id"
+        )
+        for club_id, *row in rows:
+            by_club[club_id].append(tuple(row))
+        for pk, games in by_club.items():
+            _RATINGS[pk] = (wanted[pk], elo_ratings(rated_games(games)))
+    return [_RATINGS[club.pk][1] for club in clubs]
+
+
 @dataclass
 class ClubRating:
     club: Club
@@ -283,7 +314,8 @@ class ClubRating:
 
 
 def player_ratings(player: Player, *, viewer) -> list[ClubRating]:
-    """The player's Elo rating and its history in each visible club they belong to (two queries)."""
+    """The player's Elo rating and its history in each visible club they belong to (three queries;
+    a fourth when a club's ratings must be computed again)."""
     member_of = Membership.objects.filter(player=player).values("club_id")
     clubs = list(
         Club.objects.filter(pk__in=member_of)
@@ -292,15 +324,8 @@ def player_ratings(player: Player, *, viewer) -> list[ClubRating]:
     )
     if not clubs:
         return []
-    by_club: dict[int, list[tuple]] = {club.pk: [] for club in clubs}
-    rows = _confirmed(Q(season__club_id__in=list(by_club))).values_list(
-        "season__club_id", "pk", "winner_id", "player_one_id", "player_two_id"
-    )
-    for club_id, *row in rows:
-        by_club[club_id].append(tuple(row))
     result = []
-    for club in clubs:
-        ratings = elo_ratings(rated_games(by_club[club.pk]))
+    for club, ratings in zip(clubs, cached_club_ratings(clubs), strict=True):
         history = ratings.history.get(player.pk, [])
         result.append(ClubRating(club=club, rating=ratings.rating(player.pk), games=len(history), history=history))
     return result
@@ -355,10 +380,9 @@ def season_wall(season, *, playing_limit: int = 12, recent_limit: int = 8) -> Wa
 
     from scoring import live
     from scoring.models import GameScore
-    from scoring.standings import season_standings
 
     version = live.season_version(season.pk)
-    standings = season_standings(season)
+    standings = cached_standings(season)
     playing = list(
         Game.objects.filter(season=season, over=False)
         .select_related("player_one", "player_two")
@@ -371,3 +395,36 @@ def season_wall(season, *, playing_limit: int = 12, recent_limit: int = 8) -> Wa
         .order_by("-finished_at", "-pk")[:recent_limit]
     )
     return WallBoard(version=version, standings=standings, playing=playing, recent=recent)
+
+
+def confirmed_version(season) -> str:
+    """Changes whenever a confirmed result of the season changes (or the season's entrants or ranking do)."""
+    from scoring import live
+
+    figures = (
+        Game.objects.filter(season_id=season.pk, league_status=LeagueStatus.CONFIRMED)
+        .order_by()
+        .aggregate(count=Count("pk"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+    )
+    entrants = season.players.count()
+    ranking = ",".join(season.ranking or [])
+    return f"{live.version_text(figures['count'], figures['updated'], figures['confirmed'])}.{entrants}.{ranking}"
+
+
+def cached_standings(season):
+    """``season_standings``, computed once per change of the confirmed results (per server process).
+
+    The standings count confirmed results only, so hands saved in games still
+    in play (most changes on a club night) do not recompute them. The
+    ``provisional`` list is as of the computation (the wall does not show it).
+    """
+    from django.core.cache import cache
+
+    from scoring.standings import season_standings
+
+    key = f"ginleague:standings:{season.pk}:{confirmed_version(season)}"
+    standings = cache.get(key)
+    if standings is None:
+        standings = season_standings(season)
+        cache.set(key, standings, 24 * 3600)
+    return standings

@@ -9,6 +9,7 @@ urlpatterns = [
     path("games/<int:pk>/", views.game_sheet, name="game"),
     path("games/<int:pk>/hands/", views.hand_submit, name="hand_submit"),
     path("games/<int:pk>/hands/preview/", views.hand_preview, name="hand_preview"),
+    path("games/<int:pk>/hands/cards/", views.hand_cards, name="hand_cards"),
     path("games/<int:pk>/hands/undo/", views.hand_undo, name="hand_undo"),
     path("games/<int:pk>/hands/<int:number>/edit/", views.hand_edit, name="hand_edit"),
     path("games/<int:pk>/hands/<int:number>/remove/", views.hand_remove, name="hand_remove"),

@@ -23,13 +23,16 @@ from django.views.decorators.http import require_http_methods, require_POST
 from players.models import Player
 from players.services import player_get_or_create
 from scoring import services
+from scoring.card_facts import Worked, knock_limit_for, work_out
 from scoring.cards import SUIT_SYMBOLS
 from scoring.engine import HandFacts, HandResult, dealer_after, running_totals, score_session
 from scoring.forms import (
+    CARD_ACTIONS,
     ENDING_LABELS,
     HAND_FIELD_LABELS,
     HandForm,
     NewGameForm,
+    as_form_data,
     hand_initial,
     new_game_initial,
     refusal_text,
@@ -39,6 +42,7 @@ from scoring.permissions import can_edit_game
 from scoring.rules import PRESET_LABELS, resolve_rules
 from scoring.selectors import game_for_sheet, game_list
 from scoring.services import HandConflict, HandRefused
+from scoring.templatetags.hand_cards import display_sides, hand_cards_html
 
 RESULT_WORDS = {"knock": "knock", "undercut": "undercut", "gin": "gin", "big_gin": "big gin", "dead": "dead hand"}
 
@@ -143,7 +147,14 @@ def _hand_row(number: int, result: HandResult, what, meta: str, cells: list[dict
 
 
 def sheet_context(
-    request, game: Game, *, form: HandForm | None = None, preview: str = "", preview_ok: bool = False, saved: str = ""
+    request,
+    game: Game,
+    *,
+    form: HandForm | None = None,
+    preview: str = "",
+    preview_ok: bool = False,
+    saved: str = "",
+    card_mode: bool = False,
 ) -> dict:
     """Everything the scoresheet shows, from the stored facts scored by the engine."""
     rules = resolve_rules(game.rules)
@@ -185,6 +196,12 @@ def sheet_context(
         if hand.upcard:
             meta.append(f"up {_upcard_text(hand.upcard)}")
         meta.append(f"{names[result.dealer]} dealt")
+        if hand.cards:  # entered card by card: the melds, lay-offs and deadwood, worked out now
+            what = format_html(
+                '{}<details class="cards-of-hand"><summary>Cards</summary>{}</details>',
+                what,
+                hand_cards_html(hand, *players),
+            )
         rows.append(_hand_row(hand.number, result, what, " · ".join(meta), cells, edit_prefix if editable else None))
     boards = []
     for result in session.games:
@@ -218,7 +235,8 @@ def sheet_context(
             }
         )
     if form is None and editable and not session.over:
-        form = HandForm(game=game, rules=rules, initial={"expected_number": len(hands) + 1})
+        initial = {"expected_number": len(hands) + 1, "entry": "cards" if card_mode else ""}
+        form = HandForm(game=game, rules=rules, initial=initial)
     return {
         "game": game,
         "rules": rules,
@@ -240,6 +258,8 @@ def sheet_context(
         "preview_ok": preview_ok,
         "saved": saved,
         "last_number": len(hands),
+        "live": True,
+        **_card_context(form, game),
     }
 
 
@@ -250,11 +270,100 @@ def _render_sheet(request, game: Game, *, status: int = 200, **extra):
     return render(request, "scoring/game.html", context, status=status)
 
 
+# --- entering the cards ------------------------------------------------------
+
+
+def _card_work(form: HandForm, rules) -> Worked | None:
+    """What the picked cards give (the pure solver); None when the deadwood is typed. Call after is_valid()."""
+    picked = form.picked_cards()
+    if picked is None:
+        return None
+    data = getattr(form, "cleaned_data", {})
+    return work_out(
+        *picked,
+        ending=data.get("ending"),
+        knock_limit=knock_limit_for(rules, data.get("upcard")),
+        who_known=bool(data.get("by")),
+    )
+
+
+def _with_cards(form: HandForm, worked: Worked | None, game: Game, rules) -> HandForm:
+    """The form again, its deadwood boxes filled from the cards (emptied while the cards are unfinished)."""
+    if worked is None or not form.is_bound:
+        return form
+    data = form.data.copy()
+    data["knocker_deadwood"] = "" if worked.knocker_deadwood is None else str(worked.knocker_deadwood)
+    data["defender_deadwood"] = "" if worked.defender_deadwood is None else str(worked.defender_deadwood)
+    filled = HandForm(data, game=game, rules=rules)
+    filled.is_valid()
+    filled.worked = worked
+    return filled
+
+
+def _card_context(form: HandForm | None, game: Game) -> dict:
+    """The worked-out melds of a form in card mode, for the template."""
+    worked = getattr(form, "worked", None)
+    if worked is None or worked.display is None:
+        return {"worked": worked, "sides": None}
+    by_id = form.cleaned_data.get("by")
+    by, other = game.player_one, game.player_two
+    if by_id == game.player_two_id:
+        by, other = other, by
+    ending = form.cleaned_data.get("ending")
+    return {"worked": worked, "sides": display_sides(worked.display, ending, by_name=by.name, other_name=other.name)}
+
+
+def _hand_facts(form: HandForm, game: Game, rules) -> tuple[HandForm, dict | None]:
+    """(form, facts to record) for a validated form; with cards, the deadwood comes from them.
+
+    Facts are None (and the form carries the reason) when the picked cards cannot be used yet.
+    """
+    worked = _card_work(form, rules)
+    if worked is None:
+        return form, form.facts()
+    form = _with_cards(form, worked, game, rules)
+    if not worked.complete:
+        form.add_refusal("cards", worked.problem)
+        return form, None
+    facts = form.facts()
+    facts["cards"] = worked.cards
+    return form, facts
+
+
+@require_http_methods(["POST"])
+@game_writer
+def hand_cards(request, game: Game):
+    """htmx: turn card entry on or off (the fields), or work out what the picked cards give.
+
+    Working out answers with the deadwood boxes filled in and the melds and
+    lay-offs as card faces, plus (on the scoresheet) the score preview.
+    """
+    rules = resolve_rules(game.rules)
+    form = HandForm(request.POST, game=game, rules=rules)
+    form.is_valid()
+    live = bool(request.POST.get("live"))
+    action = request.POST.get("action")
+    form = _with_cards(form, _card_work(form, rules), game, rules)
+    context = {"form": form, "game": game, "live": live, **_card_context(form, game)}
+    if action in ("cards_on", "cards_off"):
+        return render(request, "scoring/_hand_fields.html#fields", context)
+    response = render(request, "scoring/_hand_fields.html#worked", context)
+    if live:
+        worked = getattr(form, "worked", None)
+        text, ok = ("", False)
+        if worked is not None and worked.complete:
+            text, ok = _preview_text(form, game)
+        preview = render(request, "scoring/game.html#preview", {"preview": text, "preview_ok": ok, "oob": True})
+        response.content += preview.content
+    return response
+
+
 # --- the scoresheet --------------------------------------------------------
 
 
 def game_sheet(request, pk: int):
-    return render(request, "scoring/game.html", sheet_context(request, _load_game(pk)))
+    card_mode = request.GET.get("cards") == "1"
+    return render(request, "scoring/game.html", sheet_context(request, _load_game(pk), card_mode=card_mode))
 
 
 def _preview_text(form: HandForm, game: Game) -> tuple[str, bool]:
@@ -286,17 +395,27 @@ def hand_preview(request, game: Game):
 def hand_submit(request, game: Game):
     rules = resolve_rules(game.rules)
     form = HandForm(request.POST, game=game, rules=rules)
-    if request.POST.get("action") == "preview":
+    action = request.POST.get("action")
+    if action in CARD_ACTIONS:  # without JavaScript: card entry on/off, or work out the deadwood
+        form.is_valid()
+        form = _with_cards(form, _card_work(form, rules), game, rules)
+        return _render_sheet(request, game, form=form)
+    if action == "preview":
+        form.is_valid()
+        form = _with_cards(form, _card_work(form, rules), game, rules)
         text, ok = _preview_text(form, game)
         return _render_sheet(request, game, form=form, preview=text, preview_ok=ok)
     if not form.is_valid():
+        return _render_sheet(request, game, form=form, status=422)
+    form, facts = _hand_facts(form, game, rules)
+    if facts is None:
         return _render_sheet(request, game, form=form, status=422)
     try:
         hand = services.hand_record(
             game=game,
             recorded_by=request.user,
             expected_number=form.cleaned_data.get("expected_number"),
-            **form.facts(),
+            **facts,
         )
     except HandConflict as conflict:
         fresh = _load_game(game.pk)
@@ -312,10 +431,10 @@ def hand_submit(request, game: Game):
     fresh = _load_game(game.pk)
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     saved = f"Hand {hand.number} saved: " + _hand_words(hand, names)
-    if request.htmx:
-        return _render_sheet(request, fresh, saved=saved)
+    if request.htmx:  # the next hand is entered the same way as this one
+        return _render_sheet(request, fresh, saved=saved, card_mode=form.card_mode)
     messages.success(request, saved)
-    return redirect("game", pk=game.pk)
+    return redirect(reverse("game", args=[game.pk]) + ("?cards=1" if form.card_mode else ""))
 
 
 def _hand_words(hand: Hand, names: dict) -> str:
@@ -367,21 +486,36 @@ def hand_undo(request, game: Game):
 def hand_edit(request, game: Game, number: int):
     hand = _hand_of(game, number)
     rules = resolve_rules(game.rules)
+    status = 200
     if request.method == "POST":
         form = HandForm(request.POST, game=game, rules=rules)
-        if form.is_valid():
-            try:
-                changes = services.hand_edit(hand=hand, edited_by=request.user, **form.facts())
-            except HandRefused as refusal:
-                form.add_refusal(refusal.field, refusal.message_text)
-            else:
-                _report_changes(request, f"Hand {number} corrected.", changes)
-                return redirect("game", pk=game.pk)
-        status = 422
+        if request.POST.get("action") in CARD_ACTIONS:  # without JavaScript: card entry on/off, work it out
+            form.is_valid()
+            form = _with_cards(form, _card_work(form, rules), game, rules)
+        elif form.is_valid():
+            form, facts = _hand_facts(form, game, rules)
+            if facts is not None:
+                facts.setdefault("cards", None)  # typed deadwood: any stored cards no longer apply
+                try:
+                    changes = services.hand_edit(hand=hand, edited_by=request.user, **facts)
+                except HandRefused as refusal:
+                    form.add_refusal(refusal.field, refusal.message_text)
+                else:
+                    _report_changes(request, f"Hand {number} corrected.", changes)
+                    return redirect("game", pk=game.pk)
+            status = 422
+        else:
+            status = 422
     else:
-        form = HandForm(game=game, rules=rules, initial=hand_initial(hand))
-        status = 200
-    context = {"game": game, "hand": hand, "form": form, "rules": rules}
+        initial = hand_initial(hand)
+        if request.GET.get("cards") == "1":
+            initial["entry"] = "cards"
+        form = HandForm(game=game, rules=rules, initial=initial)
+        if form.card_mode and hand.cards:  # show the stored hand's melds straight away
+            form = HandForm(as_form_data(initial), game=game, rules=rules)
+            form.is_valid()
+            form = _with_cards(form, _card_work(form, rules), game, rules)
+    context = {"game": game, "hand": hand, "form": form, "rules": rules, **_card_context(form, game)}
     return render(request, "scoring/hand_edit.html", context, status=status)
 
 

@@ -12,7 +12,9 @@ from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from players import clubs
 from players.tokens import token_create
+from scoring import league, services
 from scoring.models import Game
 from tests.factories import PlayerFactory, UserFactory, make_game
 
@@ -60,7 +62,22 @@ def seeded(db, settings, same_connection):
         return game, game.hands.order_by("number").first()
 
     state["game_and_hand"] = game_and_hand
+    state.update(_seed_league(user, ann, bob))
     return state
+
+
+def _seed_league(user, ann, bob) -> dict:
+    """A club the fuzzer owns, a round robin Ann v Bob v Cy, and a finished Ann v Bob game started by
+    nobody in particular (so the fuzzer, as Ann, may confirm it as an admin and dispute it as the opponent)."""
+    club = clubs.club_create(name="Fuzz Club", owner=user, is_public=False)
+    clubs.member_add_guest(club=club, name=bob.name)
+    cy = clubs.member_add_guest(club=club, name="Fuzz Cy").player
+    season = league.season_create(club=club, name="Fuzz Season", players=[ann, bob, cy])
+    fixture = season.fixtures.get(home__in=[ann, bob], away__in=[ann, bob])
+    league_game = league.fixture_start(fixture=fixture, started_by=None)
+    services.hand_record(game=league_game, ending="gin", by=ann, defender_deadwood=80)
+    unstarted = season.fixtures.filter(game__isnull=True).order_by("pk").first()
+    return {"club": club, "season": season, "fixture": unstarted, "league_game": league_game}
 
 
 def _aim(case, seeded) -> None:
@@ -73,8 +90,16 @@ def _aim(case, seeded) -> None:
     path = case.operation.path
     if path.startswith("/api/players/"):
         targets["id"] = seeded["ann"].pk
+    elif path.startswith("/api/games/{id}/") and path.split("/")[4] in ("confirm", "dispute", "audit"):
+        targets["id"] = seeded["league_game"].pk
     elif path.startswith("/api/games/"):
         targets["id"] = game.pk
+    elif path.startswith("/api/clubs/"):
+        targets["id"] = seeded["club"].pk
+    elif path.startswith("/api/seasons/"):
+        targets["id"] = seeded["season"].pk
+    elif path.startswith("/api/fixtures/"):
+        targets["id"] = seeded["fixture"].pk
     for name, value in list(params.items()):
         if isinstance(value, int) and value % 2 == 0 and targets.get(name) is not None:
             params[name] = targets[name]

@@ -12,9 +12,15 @@ from scoring import league
 from scoring.models import Game, SeasonFormat
 from scoring.selectors import game_record, games_for_export
 from tests.league_setup import make_club, play
-from tests.test_stats import abc  # noqa: F401 - the worked example's games
+from tests.test_stats import worked_example
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def abc():
+    """Ann, Bob and Cy's games (see tests/test_stats.py)."""
+    return worked_example()
 
 
 def body(response) -> str:

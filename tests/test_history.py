@@ -11,9 +11,17 @@ from scoring import league
 from scoring.history import HandFilterForm, hand_history, page_of
 from scoring.models import Hand, SeasonFormat
 from tests.league_setup import make_club, play
-from tests.test_stats import abc  # noqa: F401 - the worked example's games
+from tests.test_stats import worked_example
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def abc():
+    """Ann, Bob and Cy's games (see tests/test_stats.py)."""
+    return worked_example()
+
+
 ANON = AnonymousUser()
 
 

@@ -33,6 +33,10 @@ def gin(by, defender):
 
 @pytest.fixture
 def abc():
+    return worked_example()
+
+
+def worked_example():
     """Ann, Bob and Cy's friendly games, in the order they finished:
 
     G2 Ann v Bob: dead hand; Bob gin v 80 (105) -> Bob wins 105 + 1 box 25 + game 100 + shutout 100 = 330 to 0.

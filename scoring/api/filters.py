@@ -119,17 +119,23 @@ class MemberFilter(StrictFilterSet):
 
 class SeasonFilter(StrictFilterSet):
     club = IdFilter(field_name="club_id", help_text="Seasons of this club (id).")
-    format = filters.ChoiceFilter(choices=SeasonFormat.choices, field_name="format")
+    # Not "format": DRF reads ?format= as the response format (json, api).
+    season_format = filters.ChoiceFilter(
+        choices=SeasonFormat.choices, field_name="format", help_text="Seasons of this format."
+    )
 
     class Meta:
         model = Season
-        fields = ["club", "format"]
+        fields = ["club", "season_format"]
 
 
 class FixtureFilter(StrictFilterSet):
     season = IdFilter(field_name="season_id", help_text="Fixtures of this season (id).")
     played = StrictBooleanFilter(
-        field_name="game", lookup_expr="isnull", exclude=True, help_text="true: the game has been started; false: not yet."
+        field_name="game",
+        lookup_expr="isnull",
+        exclude=True,
+        help_text="true: the game has been started; false: not yet.",
     )
     player = IdFilter(method="filter_player", help_text="Fixtures in which this player (id) plays, home or away.")
     round = RoundFilter(field_name="round", help_text="One round.")

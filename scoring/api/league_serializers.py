@@ -10,26 +10,34 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from players.clubs import club_role
-from players.models import Club, Membership, Player, Role
+from players.models import Club, Membership, Player
 from scoring.api.serializers import PlayerRefSerializer, RulesField
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat
 from scoring.standings import RANKING_CRITERIA
 
-RANKING_HELP = "Ranking criteria in order, from: " + ", ".join(f"{key} ({label})" for key, label in RANKING_CRITERIA.items())
+RANKING_HELP = "Ranking criteria in order, from: " + ", ".join(
+    f"{key} ({label})" for key, label in RANKING_CRITERIA.items()
+)
 
 
 # --- clubs -------------------------------------------------------------------------------------------
 
 
 class ClubSerializer(serializers.ModelSerializer):
-    my_role = serializers.SerializerMethodField(help_text="The caller's role in the club, or null for an outsider.")
+    my_role = serializers.SerializerMethodField()
 
     class Meta:
         model = Club
         fields = ["id", "name", "slug", "is_public", "my_role", "created_at"]
         read_only_fields = fields
 
-    @extend_schema_field(serializers.ChoiceField(choices=Role.choices, allow_null=True))
+    @extend_schema_field(
+        {
+            "type": "string",
+            "nullable": True,
+            "description": "The caller's role in the club (owner, admin or player), or null for an outsider.",
+        }
+    )
     def get_my_role(self, club: Club) -> str | None:
         if hasattr(club, "my_role"):  # annotated by players.clubs.clubs_visible_to
             return club.my_role
@@ -221,3 +229,76 @@ class StandingsSerializer(serializers.Serializer):
     provisional = ProvisionalGameSerializer(
         many=True, help_text="Finished games not yet confirmed (or disputed): not counted above."
     )
+
+
+# --- ratings and hand history ------------------------------------------------------------------------
+
+
+class RatingPointSerializer(serializers.Serializer):
+    game = serializers.IntegerField(source="key", help_text="The confirmed game (id) that moved the rating.")
+    rating = serializers.FloatField(help_text="The rating after that game.")
+    change = serializers.FloatField()
+
+
+class ClubRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Club
+        fields = ["id", "name", "slug"]
+        read_only_fields = fields
+
+
+class PlayerRatingSerializer(serializers.Serializer):
+    """A player's Elo rating in one club, from its confirmed results, and how it got there."""
+
+    club = ClubRefSerializer()
+    rating = serializers.FloatField()
+    games = serializers.IntegerField(help_text="Confirmed games rated.")
+    history = RatingPointSerializer(many=True, help_text="Oldest first.")
+
+
+class ClubRatingSerializer(serializers.Serializer):
+    """One member's Elo rating in the club."""
+
+    position = serializers.IntegerField()
+    player = PlayerRefSerializer()
+    rating = serializers.FloatField()
+    games = serializers.IntegerField(help_text="Confirmed games rated.")
+
+
+class HistoryGameSerializer(serializers.ModelSerializer):
+    player_one = PlayerRefSerializer(read_only=True)
+    player_two = PlayerRefSerializer(read_only=True)
+    league_status = serializers.ChoiceField(
+        choices=[("", "Friendly"), *LeagueStatus.choices], read_only=True, help_text="Empty for a friendly game."
+    )
+
+    class Meta:
+        model = Game
+        fields = ["id", "name", "player_one", "player_two", "season", "league_status", "created_at"]
+        read_only_fields = fields
+
+
+class HistoryHandSerializer(serializers.Serializer):
+    """One hand of the history: its game, the facts and the engine's figures."""
+
+    id = serializers.IntegerField()
+    game = HistoryGameSerializer()
+    number = serializers.IntegerField()
+    ending = serializers.CharField()
+    result = serializers.CharField()
+    by = PlayerRefSerializer(allow_null=True)
+    winner = PlayerRefSerializer(allow_null=True)
+    dealer = PlayerRefSerializer()
+    knocker_deadwood = serializers.IntegerField(allow_null=True)
+    defender_deadwood = serializers.IntegerField(allow_null=True)
+    upcard = serializers.CharField()
+    points = serializers.IntegerField()
+    boxes = serializers.IntegerField()
+    doubled = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+class HistoryPageSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null on the last one.")
+    previous = serializers.URLField(allow_null=True)
+    results = HistoryHandSerializer(many=True)

@@ -19,13 +19,23 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 
 from players import clubs
-from players.models import Club
+from players.models import Club, Membership
 from scoring import league
 from scoring.api import league_serializers as ls
+from scoring.api import stats_views
 from scoring.api.filters import ClubFilter, FixtureFilter, MemberFilter, SeasonFilter
 from scoring.api.idempotency import idempotent
 from scoring.api.permissions import visible_club_q
-from scoring.api.views import IDEMPOTENCY_KEY, LIST_ERRORS, READ_ERRORS, WRITE_ERRORS, ApiErrors, Pages, game_detail_data
+from scoring.api.serializers import GameDetailSerializer
+from scoring.api.views import (
+    IDEMPOTENCY_KEY,
+    LIST_ERRORS,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    ApiErrors,
+    Pages,
+    game_detail_data,
+)
 from scoring.models import Fixture, Season
 from scoring.standings import RANKING_CRITERIA, season_standings
 
@@ -108,7 +118,13 @@ class ClubViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, v
         summary="A club's members",
         responses={200: ls.MembershipSerializer(many=True), **LIST_ERRORS},
     )
-    @action(detail=True, methods=["get"], filterset_class=MemberFilter, serializer_class=ls.MembershipSerializer)
+    @action(
+        detail=True,
+        methods=["get"],
+        filterset_class=MemberFilter,
+        serializer_class=ls.MembershipSerializer,
+        queryset=Membership.objects.none(),  # the model of this list, for its filters (and the schema)
+    )
     def members(self, request, pk=None):
         club = self.get_object()
         members = self.filter_queryset(clubs.club_members(club))
@@ -119,7 +135,13 @@ class ClubViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, v
         summary="A club's seasons",
         responses={200: ls.SeasonSerializer(many=True), **LIST_ERRORS},
     )
-    @action(detail=True, methods=["get"], filterset_class=SeasonFilter, serializer_class=ls.SeasonSerializer)
+    @action(
+        detail=True,
+        methods=["get"],
+        filterset_class=SeasonFilter,
+        serializer_class=ls.SeasonSerializer,
+        queryset=Season.objects.none(),
+    )
     def seasons(self, request, pk=None):
         club = self.get_object()
         seasons = self.filter_queryset(season_list().filter(club=club))
@@ -157,6 +179,28 @@ class ClubViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, v
             return Response(ls.SeasonSerializer(season_list().get(pk=season.pk)).data, status=status.HTTP_201_CREATED)
 
         return idempotent(request, perform, self.handle_exception)
+
+
+    @extend_schema(
+        summary="The club's Elo ratings",
+        description="Every member, highest rating first, from the club's confirmed results.",
+        responses={200: ls.ClubRatingSerializer(many=True), **LIST_ERRORS},
+    )
+    @action(detail=True, methods=["get"], filterset_class=None, serializer_class=ls.ClubRatingSerializer)
+    def ratings(self, request, pk=None):
+        page = self.paginate_queryset(stats_views.club_ratings_data(self.get_object()))
+        return self.get_paginated_response(ls.ClubRatingSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="The club's hand history",
+        description="Every hand of the club's seasons, newest game first, filtered like the history page "
+        "(`opponent` = one member's hands). Paged without a total: `next` is null on the last page.",
+        parameters=stats_views.HISTORY_PARAMETERS,
+        responses={200: ls.HistoryPageSerializer, **LIST_ERRORS},
+    )
+    @action(detail=True, methods=["get"], filterset_class=None, pagination_class=None)
+    def hands(self, request, pk=None):
+        return stats_views.history_response(request, club=self.get_object())
 
 
 # ---------------------------------------------------------------------------
@@ -240,7 +284,7 @@ class SeasonViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin,
         description="Open-play seasons only: any two of the season's players. Round robins start a fixture's game.",
         request=ls.OpenGameSerializer,
         parameters=[IDEMPOTENCY_KEY],
-        responses={201: "GameDetail", **WRITE_ERRORS},
+        responses={201: GameDetailSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def games(self, request, pk=None):
@@ -302,7 +346,7 @@ class FixtureViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin
         description="Under the season's rules, once: a second start is refused (400, field `fixture`).",
         request=ls.FixtureStartSerializer,
         parameters=[IDEMPOTENCY_KEY],
-        responses={201: "GameDetail", **WRITE_ERRORS},
+        responses={201: GameDetailSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def start(self, request, pk=None):

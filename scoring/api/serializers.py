@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from players.models import Player
-from scoring.models import Ending, Game, GameScore, Hand, Result
+from scoring.models import Ending, Game, GameScore, Hand, LeagueStatus, Result
 from scoring.permissions import can_edit_game
 
 
@@ -132,6 +132,12 @@ class GameSerializer(serializers.ModelSerializer):
     rules = RulesField(read_only=True)
     scores = GameScoreSerializer(many=True, read_only=True)
     can_edit = serializers.SerializerMethodField()
+    league_status = serializers.ChoiceField(
+        choices=[("", "Friendly"), *LeagueStatus.choices],
+        read_only=True,
+        help_text="A league game: playing (provisional), confirmed (counts in the standings) or disputed; "
+        "empty for a friendly game.",
+    )
 
     class Meta:
         model = Game
@@ -163,10 +169,6 @@ class GameSerializer(serializers.ModelSerializer):
         extra_kwargs = {
             "season": {"help_text": "The league season (id) this game counts in; null for a friendly game."},
             "fixture": {"help_text": "The season's fixture (id) this game plays; null otherwise."},
-            "league_status": {
-                "help_text": "A league game: playing (provisional), confirmed (counts in the standings) or "
-                "disputed; empty for a friendly game."
-            },
         }
 
     def get_can_edit(self, game: Game) -> bool:

@@ -10,13 +10,16 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
-from scoring.api import views
+from scoring.api import league_views, views
 
 app_name = "api"
 
 router = SimpleRouter()
 router.register("players", views.PlayerViewSet, basename="player")
 router.register("games", views.GameViewSet, basename="game")
+router.register("clubs", league_views.ClubViewSet, basename="club")
+router.register("seasons", league_views.SeasonViewSet, basename="season")
+router.register("fixtures", league_views.FixtureViewSet, basename="fixture")
 
 urlpatterns = [
     path("games/<int:game_pk>/hands/", views.HandListView.as_view(), name="hand-list"),

@@ -26,15 +26,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from players.models import Player
+from players import clubs
+from players.models import Club, Player
 from players.services import player_get_or_create
 from players.tokens import token_create, token_revoke
-from scoring import selectors, services
+from scoring import league, selectors, services
+from scoring.api import league_serializers as ls
 from scoring.api import serializers as s
+from scoring.api import stats_views
 from scoring.api.filters import GameFilter, PlayerFilter
 from scoring.api.idempotency import HEADER, MAX_KEY_LENGTH, idempotent, key_problem
 from scoring.api.permissions import CanEditGame, can_delete_game, can_view_game, visible_game_q
-from scoring.models import Game, Hand
+from scoring.models import Game, Hand, LeagueStatus, Season
 from scoring.record import RecordError, parse_record
 
 # ---------------------------------------------------------------------------
@@ -90,6 +93,12 @@ class Pages(PageNumberPagination):
                 {self.page_size_query_param: [f"A whole number from 1 to {self.max_page_size}."]}
             )
         return size
+
+    def get_page_number(self, request, paginator):
+        raw = request.query_params.get(self.page_query_param)
+        if raw is not None and not raw.strip():  # DRF would quietly serve page 1
+            raise DRFValidationError({self.page_query_param: ["Give a page number, or leave the parameter out."]})
+        return super().get_page_number(request, paginator)
 
     def get_schema_operation_parameters(self, view):
         parameters = super().get_schema_operation_parameters(view)
@@ -173,6 +182,29 @@ class PlayerViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin,
 
         return idempotent(request, perform, self.handle_exception)
 
+    @extend_schema(
+        summary="A player's Elo ratings, one per club",
+        description="From the confirmed results of each club the player belongs to that the caller may see, with "
+        "the rating after each of those games (the same figures as the profile page).",
+        responses={200: ls.PlayerRatingSerializer(many=True), **LIST_ERRORS},
+    )
+    @action(detail=True, methods=["get"], filterset_class=None, serializer_class=ls.PlayerRatingSerializer)
+    def ratings(self, request, pk=None):
+        player = stats_views.player_or_404(pk)
+        page = self.paginate_queryset(stats_views.player_ratings_data(player, request))
+        return self.get_paginated_response(ls.PlayerRatingSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="A player's hand history",
+        description="Every hand of the player's games the caller may see, newest game first, filtered like the "
+        "history page. Paged without a total: `next` is null on the last page.",
+        parameters=stats_views.HISTORY_PARAMETERS,
+        responses={200: ls.HistoryPageSerializer, **LIST_ERRORS},
+    )
+    @action(detail=True, methods=["get"], filterset_class=None, pagination_class=None)
+    def hands(self, request, pk=None):
+        return stats_views.history_response(request, player=stats_views.player_or_404(pk))
+
 
 # ---------------------------------------------------------------------------
 # Games
@@ -187,6 +219,19 @@ def _game_or_404(pk, user) -> Game:
     if not can_view_game(user, game):
         raise Http404("No game with this id.")
     return game
+
+
+def game_detail_data(game: Game, request) -> dict:
+    """A game as the API shows it after a write: reloaded with everything its detail shows."""
+    return s.GameDetailSerializer(_game_or_404(game.pk, request.user), context={"request": request}).data
+
+
+def _league_game_or_404(pk, user) -> tuple[Game, Club]:
+    """A league game the user may see, and its club (like the league game page: a friendly game is a 404 here)."""
+    game = _game_or_404(pk, user)
+    if game.season_id is None:
+        raise Http404("This is not a league game.")
+    return game, Season.objects.select_related("club").get(pk=game.season_id).club
 
 
 @extend_schema_view(
@@ -213,7 +258,7 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
         return game
 
     def _detail(self, game: Game) -> dict:
-        return s.GameDetailSerializer(_game_or_404(game.pk, self.request.user), context=self.get_serializer_context()).data
+        return game_detail_data(game, self.request)
 
     def list(self, request, *args, **kwargs):
         games = self.filter_queryset(self.get_queryset())
@@ -324,6 +369,72 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
         return idempotent(request, perform, self.handle_exception)
 
 
+    # --- league play: the same rules and services as the league game page (scoring/league_views.py)
+
+    @extend_schema(
+        summary="Confirm a league result (the other player, or a club admin)",
+        description="A finished, provisional result then counts in the season's standings. A club admin may also "
+        "confirm a disputed result. Refused with 400 (field `game`) if the game is not over or already confirmed.",
+        request=ls.ConfirmSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: s.GameDetailSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
+    def confirm(self, request, pk=None):
+        game, club = _league_game_or_404(pk, request.user)
+        if not league.can_confirm(request.user, game, club):
+            manager = clubs.can_manage_club(request.user, club)
+            opponent = league._is_opponent(request.user, game) and clubs.club_role(request.user, club) is not None
+            if not (manager or (opponent and game.league_status != LeagueStatus.DISPUTED)):
+                raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
+            # Allowed, but not now: the service names why (not over yet, already confirmed).
+
+        def perform():
+            serializer = ls.ConfirmSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            league.game_confirm(game=game, confirmed_by=request.user, comment=serializer.validated_data["comment"])
+            return Response(game_detail_data(game, request))
+
+        return idempotent(request, perform, self.handle_exception)
+
+    @extend_schema(
+        summary="Dispute a league result (the other player)",
+        description="A finished, provisional result goes to the club's admins with the comment; it does not count "
+        "until an admin corrects and confirms it.",
+        request=ls.DisputeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: s.GameDetailSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
+    def dispute(self, request, pk=None):
+        game, club = _league_game_or_404(pk, request.user)
+        if not league.can_dispute(request.user, game, club):
+            opponent = league._is_opponent(request.user, game) and clubs.club_role(request.user, club) is not None
+            if not opponent:
+                raise PermissionDenied("Only the other player disputes a provisional result.")
+            if not game.over:
+                raise DjangoValidationError({"game": "The game is not over yet; a result is disputed when it is."})
+            # Otherwise (already confirmed or disputed) the service names why.
+
+        def perform():
+            serializer = ls.DisputeSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            league.game_dispute(game=game, disputed_by=request.user, comment=serializer.validated_data["comment"])
+            return Response(game_detail_data(game, request))
+
+        return idempotent(request, perform, self.handle_exception)
+
+    @extend_schema(
+        summary="A league game's audit trail (who changed what, when)",
+        responses={200: ls.FactChangeSerializer(many=True), **LIST_ERRORS},
+    )
+    @action(detail=True, methods=["get"], filterset_class=None, serializer_class=ls.FactChangeSerializer)
+    def audit(self, request, pk=None):
+        game, _club = _league_game_or_404(pk, request.user)
+        page = self.paginate_queryset(league.game_audit_trail(game))
+        return self.get_paginated_response(ls.FactChangeSerializer(page, many=True).data)
+
+
 # ---------------------------------------------------------------------------
 # Hands (nested under a game)
 
@@ -337,7 +448,7 @@ class _HandViewBase(ApiErrors, APIView):
         return game
 
     def detail(self, game: Game) -> dict:
-        return s.GameDetailSerializer(_game_or_404(game.pk, self.request.user), context={"request": self.request}).data
+        return game_detail_data(game, self.request)
 
 
 class HandListView(_HandViewBase):

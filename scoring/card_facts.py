@@ -1,0 +1,299 @@
+"""A hand's ``cards`` fact: checked against the other facts, and shown as melds (pure Python).
+
+The fact
+--------
+``{"by": [...], "defender": [...]}`` with card texts such as ``"10H"`` or
+``"QS"`` (rank ``A 2..10 J Q K`` then suit ``S H D C``):
+
+* ``by``: the cards of the player who knocked or went gin, after the discard
+  (10 cards; 11 for big gin, which has no discard);
+* ``defender``: the other player's 10 cards.
+
+A dead hand has no cards. The cards must be 20 (21) different cards and
+agree with the other facts: a knock must be legal under the hand's knock
+limit (Oklahoma: the upcard's) and give exactly the recorded knocker and
+defender deadwood (the defender's after lay-offs); a gin's cards meld
+completely and the defender's deadwood is that of their best melds (no
+lay-offs against gin); a big gin's 11 cards all meld.
+
+``check_cards`` raises ``CardFactError(field, message)``: ``field`` is
+``"cards"``, or ``"knocker_deadwood"`` / ``"defender_deadwood"`` when the
+entered number disagrees with what the cards give (the message says what
+they give). ``work_out`` is the lenient version for a form being filled in;
+``hand_display`` gives the melds, lay-offs and deadwood as card faces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS, CardError, card_name, card_rank, card_suit, parse_card
+from scoring.engine import effective_knock_limit
+from scoring.melds import (
+    Arrangement,
+    KnockResolution,
+    best_arrangement,
+    cards_mask,
+    mask_cards,
+    resolve_knock,
+)
+from scoring.rules import RuleSet
+
+__all__ = [
+    "ALL_CARDS",
+    "CARD_KEYS",
+    "CardFactError",
+    "Worked",
+    "card_face",
+    "check_cards",
+    "check_facts",
+    "hand_display",
+    "knock_limit_for",
+    "work_out",
+]
+
+CARD_KEYS = ("by", "defender")
+ALL_CARDS = tuple(card_name(c) for c in range(52))  # AS 2S .. KS AH .. KC
+ENDINGS_WITH_CARDS = ("knock", "gin", "big_gin")
+_SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+_RANK_WORDS = dict(zip(RANK_NAMES, ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"),
+                       strict=True))
+_NO_LIMIT = 1000  # for showing stored hands: the arrangement does not depend on the knock limit
+
+
+class CardFactError(ValueError):
+    """The cards fact is malformed or disagrees with the other facts; ``field`` says which."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def knock_limit_for(rules: RuleSet, upcard: str | None) -> int:
+    """The hand's effective knock limit (Oklahoma: from the upcard text)."""
+    parsed = None
+    if upcard:
+        try:
+            parsed = parse_card(upcard)
+        except CardError:
+            parsed = None  # the engine refuses a bad upcard with its own message
+    return effective_knock_limit(rules, parsed)
+
+
+def _hand_size(ending: str) -> int:
+    return 11 if ending == "big_gin" else 10
+
+
+def _parse(cards: Any, ending: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Structure, card texts, counts and distinctness; returns (by, defender) as sorted card ints."""
+    if ending not in ENDINGS_WITH_CARDS:
+        raise CardError("a dead hand has no cards (nobody went out)")
+    if not isinstance(cards, dict) or set(cards) != set(CARD_KEYS):
+        raise CardError('cards must be {"by": [...], "defender": [...]}: the cards of who went out, then the other')
+    hands = []
+    for key, who, size in (("by", "who went out", _hand_size(ending)), ("defender", "other player", 10)):
+        raw = cards[key]
+        if not isinstance(raw, list) or not all(isinstance(text, str) for text in raw):
+            raise CardError(f'cards "{key}" must be a list of card texts such as "10H"')
+        mask = cards_mask(raw, who=f"{who}'s")
+        if mask.bit_count() != size:
+            ending_words = ending.replace("_", " ")
+            raise CardError(f"{who} must have {size} cards in a {ending_words}, not {mask.bit_count()}")
+        hands.append(mask)
+    both = hands[0] & hands[1]
+    if both:
+        raise CardError(f"{card_name(both.bit_length() - 1)} is in both hands")
+    return mask_cards(hands[0]), mask_cards(hands[1])
+
+
+def normalize(by: Iterable[int], defender: Iterable[int]) -> dict[str, list[str]]:
+    return {"by": [card_name(c) for c in by], "defender": [card_name(c) for c in defender]}
+
+
+@dataclass(frozen=True)
+class _Solved:
+    by: Arrangement
+    defender: Arrangement
+    knock: KnockResolution | None  # None for big gin
+    knocker_deadwood: int
+    defender_deadwood: int
+
+
+def _solve(by: tuple[int, ...], defender: tuple[int, ...], knock_limit: int) -> _Solved:
+    if len(by) == 11:
+        arrangement = best_arrangement(by)
+        other = best_arrangement(defender)
+        return _Solved(arrangement, other, None, arrangement.deadwood, other.deadwood)
+    res = resolve_knock(by, defender, knock_limit=knock_limit)
+    return _Solved(res.knocker, res.defender, res, res.knocker_deadwood, res.defender_deadwood)
+
+
+def _disagreement(solved: _Solved, ending: str, knock_limit: int) -> str:
+    """Why the cards do not fit the ending ("" when they do)."""
+    dead = solved.knocker_deadwood
+    if ending == "knock":
+        if dead == 0:
+            return "the knocker's cards all meld (0 deadwood): that is gin, so record it as gin"
+        if not solved.knock.legal:
+            return f"not a legal knock: {solved.knock.reason}"
+        return ""
+    if dead:
+        if ending == "big_gin":
+            return f"not big gin: the 11 cards leave {dead} deadwood"
+        return f"not gin: the cards of who went out leave {dead} deadwood"
+    return ""
+
+
+def check_cards(
+    cards: Any, *, ending: str, knocker_deadwood: int | None, defender_deadwood: int | None, knock_limit: int
+) -> dict[str, list[str]]:
+    """Refuse cards that are malformed or disagree with the facts; return them tidied (canonical, sorted)."""
+    try:
+        by, defender = _parse(cards, ending)
+    except CardError as error:
+        raise CardFactError("cards", str(error)) from None
+    solved = _solve(by, defender, knock_limit)
+    problem = _disagreement(solved, ending, knock_limit)
+    if problem:
+        raise CardFactError("cards", problem)
+    if ending == "knock" and knocker_deadwood != solved.knocker_deadwood:
+        raise CardFactError(
+            "knocker_deadwood",
+            f"the cards give the knocker {solved.knocker_deadwood} deadwood, not {knocker_deadwood}",
+        )
+    if defender_deadwood != solved.defender_deadwood:
+        after = " after lay-offs" if ending == "knock" else ""
+        raise CardFactError(
+            "defender_deadwood",
+            f"the cards give the other player {solved.defender_deadwood} deadwood{after}, not {defender_deadwood}",
+        )
+    return normalize(by, defender)
+
+
+def check_facts(rules: RuleSet, facts: Any, cards: Any) -> dict[str, list[str]] | None:
+    """``check_cards`` for a hand's facts (``HandFacts``-like) under ``rules``; None when there are no cards."""
+    if cards is None:
+        return None
+    return check_cards(
+        cards,
+        ending=facts.ending,
+        knocker_deadwood=facts.knocker_deadwood,
+        defender_deadwood=facts.defender_deadwood,
+        knock_limit=knock_limit_for(rules, facts.upcard),
+    )
+
+
+# --------------------------------------------------------------------------
+# Working out a hand being entered, and showing stored hands
+# --------------------------------------------------------------------------
+def card_face(card: int) -> dict[str, Any]:
+    """What a template needs to draw a card: rank, suit symbol, colour, words for screen readers."""
+    rank = RANK_NAMES[card_rank(card) - 1]
+    suit = card_suit(card)
+    return {
+        "code": card_name(card),
+        "rank": rank,
+        "suit": SUIT_SYMBOLS[suit],
+        "red": suit in ("H", "D"),
+        "words": f"{_RANK_WORDS[rank]} of {_SUIT_WORDS[suit]}",
+    }
+
+
+def _side(arrangement: Arrangement, *, layoffs=()) -> dict[str, Any]:
+    return {
+        "melds": [[card_face(c) for c in meld] for meld in arrangement.melds],
+        "deadwood_cards": [card_face(c) for c in arrangement.deadwood_cards],
+        "deadwood": arrangement.deadwood,
+        "layoffs": [
+            {"cards": [card_face(c) for c in cards], "meld": [card_face(c) for c in meld]} for cards, meld in layoffs
+        ],
+    }
+
+
+def _display(solved: _Solved, ending: str) -> dict[str, Any]:
+    layoffs: list[tuple[list[int], tuple[int, ...]]] = []
+    if solved.knock is not None and not solved.knock.gin:
+        by_meld: dict[int, list[int]] = {}
+        for lay in solved.knock.layoffs:
+            by_meld.setdefault(lay.meld_index, []).append(lay.card)
+        layoffs = [(cards, solved.by.melds[index]) for index, cards in by_meld.items()]
+    return {"ending": ending, "by": _side(solved.by), "defender": _side(solved.defender, layoffs=layoffs)}
+
+
+def hand_display(cards: Any, ending: str) -> dict[str, Any] | None:
+    """Melds, lay-offs and deadwood of a stored hand's cards as card faces (None if there are none or they are bad)."""
+    if not cards:
+        return None
+    try:
+        by, defender = _parse(cards, ending)
+    except CardError:
+        return None
+    return _display(_solve(by, defender, _NO_LIMIT), ending)
+
+
+@dataclass(frozen=True)
+class Worked:
+    """A hand being entered card by card: what the cards give so far."""
+
+    cards: dict[str, list[str]] | None  # tidied, when both hands are complete
+    knocker_deadwood: int | None
+    defender_deadwood: int | None
+    display: dict[str, Any] | None
+    problem: str  # why the cards cannot be used yet ("" when they can)
+    counts: tuple[int, int]  # cards picked: who went out, the other player
+    needed: tuple[int, int]
+
+    @property
+    def complete(self) -> bool:
+        return self.cards is not None and not self.problem
+
+
+def work_out(
+    by: Iterable[str], defender: Iterable[str], *, ending: str | None, knock_limit: int, who_known: bool = True
+) -> Worked:
+    """Melds, lay-offs and both deadwood figures of the cards picked so far (never raises).
+
+    ``who_known`` false: who went out is not chosen yet, so the two hands' roles are unknown.
+    """
+    by, defender = list(by), list(defender)
+    needed = (_hand_size(ending or ""), 10)
+    counts = (len(by), len(defender))
+
+    def unfinished(problem: str) -> Worked:
+        return Worked(None, None, None, None, problem, counts, needed)
+
+    if ending not in ENDINGS_WITH_CARDS:
+        return unfinished("Choose how the hand ended (knock, gin or big gin) to use the cards.")
+    if not who_known:
+        return unfinished("Choose who went out to use the cards.")
+    if counts != needed:
+        return unfinished(
+            f"Pick {needed[0]} cards for who went out ({counts[0]} so far) "
+            f"and {needed[1]} for the other player ({counts[1]} so far)."
+        )
+    try:
+        by_cards, defender_cards = _parse({"by": by, "defender": defender}, ending)
+    except CardError as error:
+        return unfinished(str(error)[:1].upper() + str(error)[1:] + ".")
+    solved = _solve(by_cards, defender_cards, knock_limit)
+    problem = _disagreement(solved, ending, knock_limit)
+    display = _display(solved, ending)
+    if problem:
+        return Worked(None, None, None, display, problem[:1].upper() + problem[1:] + ".", counts, needed)
+    return Worked(
+        normalize(by_cards, defender_cards),
+        solved.knocker_deadwood if ending == "knock" else None,
+        solved.defender_deadwood,
+        display,
+        "",
+        counts,
+        needed,
+    )
+
+
+def suit_rows() -> list[tuple[str, list[dict[str, Any]]]]:
+    """The 52 cards as four rows (one per suit) of 13 faces, for the tap-to-pick grid."""
+    return [(suit, [card_face(index * 13 + rank) for rank in range(13)]) for index, suit in enumerate(SUITS)]

@@ -1,0 +1,199 @@
+"""The wall screen: who may see it, what it shows without JavaScript, and its event stream."""
+
+import asyncio
+import threading
+
+import pytest
+from django.test import AsyncClient
+from django.urls import reverse
+
+from scoring import league, live, services
+from scoring.models import SeasonFormat
+from tests.league_setup import make_club, play
+
+
+def run_async(coroutine):
+    """asyncio.run in a thread of its own: Playwright's sync API (browser tests earlier in the
+    session) leaves an event loop running in this one."""
+    result = {}
+
+    def target():
+        try:
+            result["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # handed back to the test below
+            result["error"] = error
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def open_season(cast, name="Wall Season"):
+    players = [cast.player_of(cast.player), cast.player_of(cast.rival), cast.guest]
+    return league.season_create(
+        club=cast.club, name=name, players=players, format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+
+
+@pytest.mark.django_db
+def test_public_wall_is_a_plain_page_with_a_reload_link(client):
+    cast = make_club(name="Wall Gin")
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    done = play(league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner), pat)
+    league.game_confirm(game=done, confirmed_by=cast.owner)
+    live_game = league.open_game_start(season=season, player_one=quinn, player_two=cast.guest, started_by=cast.owner)
+    services.hand_record(game=live_game, ending="knock", by=quinn, knocker_deadwood=4, defender_deadwood=20)
+
+    url = reverse("stats:wall", args=[cast.club.slug, season.pk])
+    response = client.get(url)
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert f'<a class="wall-reload" href="{url}">Reload</a>' in text
+    assert 'http-equiv="refresh"' not in text
+    assert "<script src=" in text and "<script>" not in text and "style=" not in text  # CSP: no inline code
+    assert "/static/css/wall.css" in text and "/static/js/wall.js" in text
+    # The confirmed winner leads; the game in play shows its running hand points.
+    assert f'<tr data-player="{pat.name}">\n          <td class="num">1</td>' in text
+    assert f'data-game="{live_game.pk}"' in text and "16&ndash;0" in text
+    assert 'data-version="' in text
+
+
+@pytest.mark.django_db
+def test_board_partial_is_only_the_board(client):
+    cast = make_club(name="Board Gin")
+    season = open_season(cast)
+    response = client.get(reverse("stats:wall_board", args=[cast.club.slug, season.pk]))
+    text = response.content.decode().strip()
+    assert text.startswith('<div id="wall-board"') and text.endswith("</div>")
+    assert response["Cache-Control"] == "no-store"
+
+
+@pytest.mark.django_db
+def test_private_wall_only_for_members(client):
+    cast = make_club(name="Private Wall", is_public=False)
+    season = open_season(cast)
+    urls = [
+        reverse(name, args=[cast.club.slug, season.pk])
+        for name in ("stats:wall", "stats:wall_board", "stats:wall_events")
+    ]
+    for url in urls[:2]:
+        assert client.get(url).status_code == 404
+    client.force_login(cast.outsider)
+    for url in urls[:2]:
+        assert client.get(url).status_code == 404
+    client.force_login(cast.player)
+    for url in urls[:2]:
+        assert client.get(url).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_private_event_stream_refuses_outsiders():
+    cast = make_club(name="Private Stream", is_public=False)
+    season = open_season(cast)
+    url = reverse("stats:wall_events", args=[cast.club.slug, season.pk])
+
+    async def status_for(user):
+        client = AsyncClient()
+        if user is not None:
+            await client.aforce_login(user)
+        response = await client.get(url)
+        return response.status_code
+
+    assert run_async(status_for(None)) == 404
+    assert run_async(status_for(cast.outsider)) == 404
+
+
+@pytest.mark.django_db
+def test_the_season_version_moves_with_every_saved_hand_and_confirmation():
+    cast = make_club(name="Version Gin")
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    seen = [live.season_version(season.pk)]
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+    seen.append(live.season_version(season.pk))
+    services.hand_record(game=game, ending="knock", by=pat, knocker_deadwood=4, defender_deadwood=20)
+    seen.append(live.season_version(season.pk))
+    services.hand_remove_last(game=game)
+    seen.append(live.season_version(season.pk))
+    play(game, pat)
+    seen.append(live.season_version(season.pk))
+    league.game_confirm(game=game, confirmed_by=cast.owner)
+    seen.append(live.season_version(season.pk))
+    assert len(set(seen)) == len(seen), seen
+
+
+def _record_later(game, by, delay=0.3):
+    """Save a hand from another thread (its own database connection), like another device would."""
+    from django.db import connection
+
+    def record():
+        try:
+            services.hand_record(game=game, ending="knock", by=by, knocker_deadwood=4, defender_deadwood=20)
+        finally:
+            connection.close()
+
+    timer = threading.Timer(delay, record)
+    timer.start()
+    return timer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_change_stream_reports_a_hand_saved_elsewhere():
+    cast = make_club(name="Stream Gin")
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+
+    async def watch():
+        events = []
+        async for kind, data in live.season_changes(season.pk, seconds=5, keepalive=60):
+            events.append((kind, data))
+            if kind == "ready":
+                timer = _record_later(game, pat)
+            if kind == "change":
+                break
+        timer.join()
+        return events
+
+    events = run_async(watch())
+    assert [kind for kind, _ in events] == ["ready", "change"]
+    assert events[1][1] == live.season_version(season.pk) != events[0][1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quiet_stream_sends_keepalives_and_ends():
+    cast = make_club(name="Quiet Stream")
+    season = open_season(cast)
+
+    async def watch():
+        return [kind async for kind, _ in live.season_changes(season.pk, seconds=1.6, keepalive=0.5)]
+
+    kinds = run_async(watch())
+    assert kinds[0] == "ready" and kinds.count("keepalive") >= 2 and "change" not in kinds
+
+
+@pytest.mark.django_db(transaction=True)
+def test_events_view_streams_server_sent_events():
+    cast = make_club(name="SSE Gin")
+    season = open_season(cast)
+    url = reverse("stats:wall_events", args=[cast.club.slug, season.pk])
+
+    async def first_chunks():
+        response = await AsyncClient().get(url)
+        chunks = []
+        async for chunk in response.streaming_content:
+            chunks.append(chunk.decode())
+            if "event: ready" in chunk.decode():
+                break
+        await response.streaming_content.aclose()
+        return response, "".join(chunks)
+
+    response, text = run_async(first_chunks())
+    assert response["Content-Type"] == "text/event-stream"
+    assert response["Cache-Control"] == "no-cache"
+    assert text.startswith("retry: 1000\n\n")
+    assert f"event: ready\ndata: {live.season_version(season.pk)}\n\n" in text
