@@ -94,6 +94,6 @@ def player_list(request):
 
 def player_detail(request, pk: int):
     player = get_object_or_404(Player, pk=pk)
-    games = list(game_list(player=player)[:100])
-    hands = list(hands_for_player(player=player, limit=100))
+    games = list(game_list(player=player, viewer=request.user)[:100])
+    hands = list(hands_for_player(player=player, viewer=request.user, limit=100))
     return render(request, "players/player_detail.html", {"player": player, "games": games, "hands": hands})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db.models import Exists, OuterRef, Q
+
 
 def can_edit_game(user, game) -> bool:
     """The game's creator, a user linked to one of its players, and staff.
@@ -21,3 +23,35 @@ def can_edit_game(user, game) -> bool:
     if game.created_by_id is not None and game.created_by_id == user.pk:
         return True
     return user.pk in (game.player_one.user_id, game.player_two.user_id)
+
+
+# Who may SEE what: a private club, and every league game in it, does not exist
+# for anyone who is not a member (404 on pages and API alike).
+
+
+def visible_club_q(user, club_path: str = "") -> Q:
+    """Rows whose club (reached by ``club_path``, e.g. ``"season__club"``; ``""`` for Club itself)
+    ``user`` may see: public clubs, and the clubs they are a member of."""
+    from players.models import Membership
+
+    prefix = f"{club_path}__" if club_path else ""
+    public = Q(**{f"{prefix}is_public": True})
+    if user is None or not user.is_authenticated:
+        return public
+    member = Membership.objects.filter(club=OuterRef(club_path or "pk"), player__user=user)
+    return public | Q(Exists(member))
+
+
+def visible_game_q(user) -> Q:
+    """Friendly games, and league games of clubs ``user`` may see."""
+    return Q(season__isnull=True) | visible_club_q(user, "season__club")
+
+
+def can_view_game(user, game) -> bool:
+    if game.season_id is None:
+        return True
+    from players.clubs import can_view_club
+    from scoring.models import Season
+
+    club = Season.objects.select_related("club").get(pk=game.season_id).club
+    return can_view_club(user, club)

@@ -7,8 +7,11 @@ from scoring.models import Game, GameScore, Hand
 GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
 
 
-def game_list(*, player=None) -> QuerySet[Game]:
-    """Games, in progress first, newest first, with their players and scores."""
+def game_list(*, player=None, viewer=None) -> QuerySet[Game]:
+    """Games, in progress first, newest first, with their players and scores.
+
+    With ``viewer``, only the games that user may see (private clubs' games only for members).
+    """
     games = Game.objects.select_related(*GAME_PLAYERS).prefetch_related(
         Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number"))
     )
@@ -16,6 +19,10 @@ def game_list(*, player=None) -> QuerySet[Game]:
         from django.db.models import Q
 
         games = games.filter(Q(player_one=player) | Q(player_two=player))
+    if viewer is not None:
+        from scoring.permissions import visible_game_q
+
+        games = games.filter(visible_game_q(viewer))
     return games.order_by("over", "-created_at")
 
 
@@ -72,12 +79,15 @@ def game_record(game: Game) -> dict:
     return record
 
 
-def hands_for_player(*, player, limit: int = 100) -> QuerySet[Hand]:
-    """The latest hands of the player's games, newest first, with who was involved."""
+def hands_for_player(*, player, viewer, limit: int = 100) -> QuerySet[Hand]:
+    """The latest hands of the player's games ``viewer`` may see, newest first."""
     from django.db.models import Q
 
+    from scoring.permissions import visible_game_q
+
+    games = Game.objects.filter(Q(player_one=player) | Q(player_two=player)).filter(visible_game_q(viewer))
     return (
-        Hand.objects.filter(Q(game__player_one=player) | Q(game__player_two=player))
+        Hand.objects.filter(game__in=games.values("pk"))
         .select_related("game__player_one", "game__player_two", "by", "winner")
         .order_by("-game__created_at", "-number")[:limit]
     )

@@ -38,7 +38,7 @@ from scoring.forms import (
     refusal_text,
 )
 from scoring.models import Game, Hand
-from scoring.permissions import can_edit_game
+from scoring.permissions import can_edit_game, can_view_game
 from scoring.rules import PRESET_LABELS, resolve_rules
 from scoring.selectors import game_for_sheet, game_list
 from scoring.services import HandConflict, HandRefused
@@ -50,18 +50,22 @@ RESULT_WORDS = {"knock": "knock", "undercut": "undercut", "gin": "gin", "big_gin
 def home(request):
     if not get_user_model().objects.exists():
         return redirect("setup")
-    games = list(game_list()[:50])
+    games = list(game_list(viewer=request.user)[:50])
     return render(request, "scoring/home.html", {"games": games})
 
 
 # --- helpers ---------------------------------------------------------------
 
 
-def _load_game(pk: int) -> Game:
+def _load_game(pk: int, user) -> Game:
+    """The game, unless there is none or it is a private club's game ``user`` may not see."""
     try:
-        return game_for_sheet(pk=pk)
+        game = game_for_sheet(pk=pk)
     except Game.DoesNotExist:
         raise Http404("No such game") from None
+    if not can_view_game(user, game):
+        raise Http404("No such game")
+    return game
 
 
 def game_writer(view):
@@ -71,7 +75,7 @@ def game_writer(view):
     def wrapper(request, pk, *args, **kwargs):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        game = _load_game(pk)
+        game = _load_game(pk, request.user)
         if not can_edit_game(request.user, game):
             raise PermissionDenied("Only the game's players, its creator and staff may change it.")
         return view(request, game, *args, **kwargs)
@@ -363,7 +367,8 @@ def hand_cards(request, game: Game):
 
 def game_sheet(request, pk: int):
     card_mode = request.GET.get("cards") == "1"
-    return render(request, "scoring/game.html", sheet_context(request, _load_game(pk), card_mode=card_mode))
+    game = _load_game(pk, request.user)
+    return render(request, "scoring/game.html", sheet_context(request, game, card_mode=card_mode))
 
 
 def _preview_text(form: HandForm, game: Game) -> tuple[str, bool]:
@@ -418,7 +423,7 @@ def hand_submit(request, game: Game):
             **facts,
         )
     except HandConflict as conflict:
-        fresh = _load_game(game.pk)
+        fresh = _load_game(game.pk, request.user)
         data = request.POST.copy()
         data["expected_number"] = fresh.hand_count + 1
         form = HandForm(data, game=fresh, rules=rules)
@@ -428,7 +433,7 @@ def hand_submit(request, game: Game):
     except HandRefused as refusal:
         form.add_refusal(refusal.field, refusal.message_text)
         return _render_sheet(request, game, form=form, status=422)
-    fresh = _load_game(game.pk)
+    fresh = _load_game(game.pk, request.user)
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     saved = f"Hand {hand.number} saved: " + _hand_words(hand, names)
     if request.htmx:  # the next hand is entered the same way as this one
@@ -586,7 +591,7 @@ def game_new(request):
         source = None
         if request.GET.get("from"):
             try:
-                source = _load_game(int(request.GET["from"]))
+                source = _load_game(int(request.GET["from"]), request.user)
             except ValueError:
                 source = None
         elif recent:
