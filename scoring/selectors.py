@@ -2,7 +2,9 @@
 
 from django.db.models import Prefetch, QuerySet
 
+from scoring.engine import HandFacts, SessionResult, score_session
 from scoring.models import Game, GameScore, Hand
+from scoring.rules import RuleSet, resolve_rules
 
 GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
 
@@ -107,3 +109,26 @@ def game_for_sheet(*, pk: int) -> Game:
         )
         .get(pk=pk)
     )
+
+
+def hand_facts(hand: Hand) -> HandFacts:
+    """A stored hand's facts, as the engine takes them (players keyed by id)."""
+    return HandFacts(
+        ending=hand.ending,
+        by=hand.by_id,
+        knocker_deadwood=hand.knocker_deadwood,
+        defender_deadwood=hand.defender_deadwood,
+        upcard=hand.upcard or None,
+    )
+
+
+def game_session(game: Game, rules: RuleSet | None = None) -> tuple[list[Hand], SessionResult]:
+    """The game's hands (prefetched by ``game_for_sheet``) and the engine's scoring of them."""
+    hands = list(game.hands.all())
+    result = score_session(
+        rules or resolve_rules(game.rules),
+        (game.player_one_id, game.player_two_id),
+        game.first_dealer_id,
+        [hand_facts(hand) for hand in hands],
+    )
+    return hands, result

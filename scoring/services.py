@@ -22,6 +22,7 @@ from scoring.engine import HandError, HandFacts, HandResult, SessionResult, scor
 from scoring.models import Game, GameScore, Hand
 from scoring.record import GameRecord, RecordError, score_record
 from scoring.rules import RuleError, RuleSet, resolve_rules
+from scoring.selectors import hand_facts
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
 
@@ -53,14 +54,7 @@ def _rules_of(game: Game) -> RuleSet:
     return resolve_rules(game.rules)
 
 
-def _facts_of(hand: Hand) -> HandFacts:
-    return HandFacts(
-        ending=hand.ending,
-        by=hand.by_id,
-        knocker_deadwood=hand.knocker_deadwood,
-        defender_deadwood=hand.defender_deadwood,
-        upcard=hand.upcard or None,
-    )
+_facts_of = hand_facts  # one mapping from stored hand to engine facts (scoring.selectors)
 
 
 def _score(game: Game, facts: list[HandFacts]) -> SessionResult:

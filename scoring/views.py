@@ -17,18 +17,15 @@ from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_http_methods, require_POST
 
 from players.models import Player
 from players.services import player_get_or_create
 from scoring import services
 from scoring.card_facts import Worked, knock_limit_for, work_out
-from scoring.cards import SUIT_SYMBOLS
-from scoring.engine import HandFacts, HandResult, dealer_after, running_totals, score_session
+from scoring.engine import dealer_after
 from scoring.forms import (
     CARD_ACTIONS,
-    ENDING_LABELS,
     HAND_FIELD_LABELS,
     HandForm,
     NewGameForm,
@@ -40,9 +37,10 @@ from scoring.forms import (
 from scoring.models import Game, Hand
 from scoring.permissions import can_edit_game, can_view_game
 from scoring.rules import PRESET_LABELS, resolve_rules
-from scoring.selectors import game_for_sheet, game_list
+from scoring.scoresheet import describe_result, sheet_boards, sheet_rows
+from scoring.selectors import game_for_sheet, game_list, game_session
 from scoring.services import HandConflict, HandRefused
-from scoring.templatetags.hand_cards import display_sides, hand_cards_html
+from scoring.templatetags.hand_cards import display_sides
 
 RESULT_WORDS = {"knock": "knock", "undercut": "undercut", "gin": "gin", "big_gin": "big gin", "dead": "dead hand"}
 
@@ -83,73 +81,6 @@ def game_writer(view):
     return wrapper
 
 
-def _session(game: Game, rules):
-    hands = list(game.hands.all())
-    facts = [
-        HandFacts(
-            ending=hand.ending,
-            by=hand.by_id,
-            knocker_deadwood=hand.knocker_deadwood,
-            defender_deadwood=hand.defender_deadwood,
-            upcard=hand.upcard or None,
-        )
-        for hand in hands
-    ]
-    return hands, score_session(rules, (game.player_one_id, game.player_two_id), game.first_dealer_id, facts)
-
-
-def _upcard_text(upcard: str) -> str:
-    return f"{upcard[:-1]}{SUIT_SYMBOLS.get(upcard[-1:], '')}" if upcard else ""
-
-
-def describe_result(result: HandResult, names: dict, *, hollywood: bool = False) -> str:
-    """A hand's outcome in words, e.g. "Undercut! Bob scores 27."."""
-    if result.result == "dead":
-        return f"Dead hand: nobody scores; {names[result.dealer]} deals again."
-    winner = names[result.winner]
-    lead = {
-        "knock": f"{winner} knocks and scores {result.points}",
-        "undercut": f"Undercut! {winner} scores {result.points}",
-        "gin": f"Gin! {winner} scores {result.points}",
-        "big_gin": f"Big gin! {winner} scores {result.points}",
-    }[result.result]
-    extra = " (doubled: spade upcard)" if result.doubled else ""
-    if hollywood:
-        extra += f", in game{'s' if len(result.games) > 1 else ''} {' and '.join(map(str, result.games))}"
-    return f"{lead}{extra}."
-
-
-def _hand_row(number: int, result: HandResult, what, meta: str, cells: list[dict], edit_prefix: str | None):
-    """One row of the hands table as HTML (built here: 60+ rows through the template engine cost ~10 ms)."""
-    points = format_html('{} <span class="x2">×2</span>', result.points) if result.doubled else (result.points or "")
-    run = format_html_join(
-        "",
-        '<td class="num run">{}{}</td>',
-        (
-            (format_html('<span class="run-who">{}</span> ', cell["who"]) if cell.get("who") else "", cell["value"])
-            for cell in cells
-        ),
-    )
-    fix = (
-        format_html(
-            '<td class="fix"><a href="{}{}/edit/" aria-label="Edit hand {}">Edit</a></td>', edit_prefix, number, number
-        )
-        if edit_prefix
-        else ""
-    )
-    return format_html(
-        '<tr class="{}"><td class="num">{}</td><td class="what">{}<span class="meta">{}</span></td>'
-        '<td class="num pts">{}</td>{}{}</tr>',
-        result.result,
-        number,
-        what,
-        meta,
-        points,
-        run,
-        fix,
-    )
-
-
 def sheet_context(
     request,
     game: Game,
@@ -162,82 +93,13 @@ def sheet_context(
 ) -> dict:
     """Everything the scoresheet shows, from the stored facts scored by the engine."""
     rules = resolve_rules(game.rules)
-    hands, session = _session(game, rules)
+    hands, session = game_session(game, rules)
     players = (game.player_one, game.player_two)
     names = {player.pk: player.name for player in players}
     hollywood = len(session.games) > 1
     editable = can_edit_game(request.user, game)
-    rows = []
-    edit_prefix = reverse("hand_submit", args=[game.pk])  # .../hands/ ; + "<number>/edit/"
-    for hand, result, totals in zip(hands, session.hands, running_totals(session), strict=True):
-        cells = []
-        for game_number, game_totals in enumerate(totals, start=1):
-            scored = game_number in result.games
-            if hollywood:  # one column per game: the new total of whoever scored in it
-                cells.append(
-                    {
-                        "value": game_totals[result.winner] if scored else "",
-                        "who": names[result.winner][:4] if scored else "",
-                        "game": game_number,
-                    }
-                )
-            else:  # one column per player, as on paper
-                cells.extend(
-                    {"value": game_totals[player.pk] if result.winner == player.pk else "", "game": game_number}
-                    for player in players
-                )
-        if hand.ending == "dead":
-            what = "Dead hand"
-        elif result.result == "undercut":
-            what = format_html("{} knock, <strong>undercut</strong> by {}", names[hand.by_id], names[result.winner])
-        else:
-            what = f"{names[hand.by_id]} {ENDING_LABELS[hand.ending].lower()}"
-        meta = []
-        if hand.ending == "knock":
-            meta.append(f"deadwood {hand.knocker_deadwood} v {hand.defender_deadwood}")
-        elif hand.ending != "dead":
-            meta.append(f"deadwood 0 v {hand.defender_deadwood}")
-        if hand.upcard:
-            meta.append(f"up {_upcard_text(hand.upcard)}")
-        meta.append(f"{names[result.dealer]} dealt")
-        if hand.cards:  # entered card by card: the melds, lay-offs and deadwood, worked out now
-            what = format_html(
-                '{}<details class="cards-of-hand"><summary>Cards</summary>{}</details>',
-                what,
-                hand_cards_html(hand, *players),
-            )
-        rows.append(_hand_row(hand.number, result, what, " · ".join(meta), cells, edit_prefix if editable else None))
-    boards = []
-    for result in session.games:
-        breakdown = []
-        if result.over:
-            by_label: dict[str, dict] = {}
-            for line in result.breakdown:
-                by_label.setdefault(line.label, {})[line.player] = line.amount
-            breakdown = [
-                {"label": label, "amounts": [amounts.get(player.pk, "") for player in players]}
-                for label, amounts in by_label.items()
-            ]
-        boards.append(
-            {
-                "number": result.number,
-                "over": result.over,
-                "winner": names.get(result.winner, ""),
-                "margin": result.margin,
-                "closed_by_hand": result.closed_by_hand,
-                "players": [
-                    {
-                        "name": player.name,
-                        "points": result.hand_points[player.pk],
-                        "boxes": result.boxes[player.pk],
-                        "needed": result.points_needed(player.pk),
-                        "final": result.final[player.pk] if result.final else None,
-                    }
-                    for player in players
-                ],
-                "breakdown": breakdown,
-            }
-        )
+    rows = sheet_rows(game, hands, session, editable=editable)
+    boards = sheet_boards(game, session)
     if form is None and editable and not session.over:
         initial = {"expected_number": len(hands) + 1, "entry": "cards" if card_mode else ""}
         form = HandForm(game=game, rules=rules, initial=initial)
@@ -660,7 +522,7 @@ def rules_check(request):
 def play_again(request, game: Game):
     """A new sitting: same players, same rules, the dealer carried on."""
     rules = resolve_rules(game.rules)
-    _, session = _session(game, rules)
+    _, session = game_session(game, rules)
     dealer_pk = dealer_after(rules, (game.player_one_id, game.player_two_id), game.first_dealer_id, session.hands)
     new = services.game_create(
         player_one=game.player_one,
