@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from scoring.models import Game, GameScore, Hand, IdempotentRequest
+from scoring.models import FactChange, Fixture, Game, GameScore, Hand, IdempotentRequest, Season
 
 
 class HandInline(admin.TabularInline):
@@ -68,3 +68,41 @@ class IdempotentRequestAdmin(admin.ModelAdmin):
     list_display = ["__str__", "user", "response_status", "created_at"]
     list_select_related = ["user"]
     readonly_fields = [field.name for field in IdempotentRequest._meta.fields]
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):
+    list_display = ["name", "club", "preset", "format", "starts_on", "ends_on"]
+    list_filter = ["format", "preset"]
+    list_select_related = ["club"]
+    search_fields = ["name", "club__name"]
+    # Rules are fixed once play starts: they change only through scoring.league.season_set_rules.
+    readonly_fields = ["rules", "preset"]
+    raw_id_fields = ["club", "created_by"]
+    filter_horizontal = ["players"]
+
+
+@admin.register(Fixture)
+class FixtureAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "season", "round"]
+    list_select_related = ["season", "home", "away"]
+    raw_id_fields = ["season", "home", "away"]
+
+
+@admin.register(FactChange)
+class FactChangeAdmin(admin.ModelAdmin):
+    """The audit trail is append-only: readable here, never edited."""
+
+    list_display = ["game", "action", "what", "before", "after", "actor", "at"]
+    list_filter = ["action"]
+    list_select_related = ["game__player_one", "game__player_two", "actor"]
+    readonly_fields = [field.name for field in FactChange._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
