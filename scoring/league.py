@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from players.clubs import club_role, player_of
 from players.models import MANAGER_ROLES, Club, Membership, Player
-from scoring import services
+from scoring import live, services
 from scoring.engine import HandError, HandFacts, score_session
 from scoring.models import FactChange, Fixture, Game, Hand, LeagueStatus, Season, SeasonFormat
 from scoring.rules import RuleError, resolve_rules
@@ -343,6 +343,7 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
         locked.confirmed_by = confirmed_by
         locked.confirmed_at = timezone.now()
         locked.save(update_fields=["league_status", "confirmed_by", "confirmed_at"])
+        live.notify_change(game=locked)  # wall screens hear of it when this transaction commits
         audit_record(
             game=locked,
             actor=confirmed_by,
@@ -371,6 +372,7 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
             raise ValidationError({"game": "Only a provisional league result can be disputed."})
         locked.league_status = LeagueStatus.DISPUTED
         locked.save(update_fields=["league_status"])
+        live.notify_change(game=locked)
         audit_record(
             game=locked,
             actor=disputed_by,

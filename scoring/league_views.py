@@ -31,7 +31,8 @@ from scoring.league_forms import (
 )
 from scoring.models import Fixture, Game, Season, SeasonFormat
 from scoring.rules import resolve_rules
-from scoring.standings import RANKING_CRITERIA, season_standings
+from scoring.standings import RANKING_CRITERIA
+from scoring.stats import current_standings
 
 
 def _error_text(error: ValidationError) -> str:
@@ -224,7 +225,7 @@ def _season(request, slug, pk) -> tuple[Club, Season]:
 
 def season_detail(request, slug, pk):
     club, season = _season(request, slug, pk)
-    standings = season_standings(season)
+    standings = current_standings(season)  # cached until a confirmed result changes
     role = clubs.club_role(request.user, club)
     manager = role in ("owner", "admin")
     my_player = clubs.player_of(request.user) if role else None

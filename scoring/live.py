@@ -1,6 +1,7 @@
 """Live updates for wall screens: who changed what, across every server process.
 
-Writers call ``notify_change`` (from ``scoring.services.game_recompute``) inside
+Writers call ``notify_change`` (from ``scoring.services.game_recompute`` and
+``scoring.league.game_confirm``/``game_dispute``) inside
 their transaction. On PostgreSQL that is ``pg_notify('ginleague_changes',
 'season:<id>')`` (or ``'game:<id>'`` for a friendly game), delivered to every
 listening connection of every process when the transaction commits, and not
@@ -25,7 +26,7 @@ from django.db.models import Count, Max
 
 CHANNEL = "ginleague_changes"
 POLL_SECONDS = 0.5  # SQLite: how often the stream looks at the season's version
-FALLBACK_SECONDS = 1.0  # PostgreSQL: look anyway this often (e.g. a confirmation, which sends no notification)
+FALLBACK_SECONDS = 1.0  # PostgreSQL: look anyway this often (a safety net for a write that sent no notification)
 KEEPALIVE_SECONDS = 15.0  # a comment line this often keeps proxies from closing a quiet stream
 STREAM_SECONDS = 300.0  # the server ends a stream after this long; the browser reconnects
 
@@ -68,7 +69,7 @@ def season_version(season_id: int) -> str:
     figures = (
         Game.objects.filter(season_id=season_id)
         .order_by()
-        .aggregate(count=Count("pk"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+        .aggregate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
     )
     return version_text(figures["count"], figures["updated"], figures["confirmed"])
 

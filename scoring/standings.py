@@ -172,7 +172,7 @@ def season_standings(season) -> Standings:
     Five queries whatever the number of players or games: entrants, results
     by pair, hands won by player, undercuts received by player, provisional games.
     """
-    from scoring.models import Game, Hand, LeagueStatus
+    from scoring.models import Hand
 
     rows = {
         player_id: Row(player_id=player_id, name=name)
@@ -234,11 +234,18 @@ def season_standings(season) -> Standings:
         if row is not None:
             row.undercuts_received = figures["received"]
 
-    provisional = list(
+    provisional = provisional_games(season)
+    ranking = season.ranking or DEFAULT_RANKING
+    return Standings(rows=rank(list(rows.values()), ranking, pairs), ranking=list(ranking), provisional=provisional)
+
+
+def provisional_games(season) -> list:
+    """The season's finished games not (yet) confirmed: awaiting confirmation or disputed (one query)."""
+    from scoring.models import Game, LeagueStatus
+
+    return list(
         Game.objects.filter(season_id=season.pk)
         .filter(Q(over=True) & ~Q(league_status=LeagueStatus.CONFIRMED))
         .select_related("player_one", "player_two", "winner", "fixture")
         .order_by("-finished_at", "-pk")
     )
-    ranking = season.ranking or DEFAULT_RANKING
-    return Standings(rows=rank(list(rows.values()), ranking, pairs), ranking=list(ranking), provisional=provisional)

@@ -289,7 +289,7 @@ def cached_club_ratings(clubs: Sequence[Club]) -> list[Ratings]:
         for row in Game.objects.filter(season__club__in=clubs, league_status=LeagueStatus.CONFIRMED)
         .order_by()
         .values("season__club_id")
-        .annotate(count=Count("pk"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+        .annotate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
     }
     wanted = {club.pk: versions.get(club.pk, "none") for club in clubs}
     missing = [pk for pk, version in wanted.items() if _RATINGS.get(pk, ("",))[0] != version]
@@ -404,9 +404,10 @@ def confirmed_version(season) -> str:
     figures = (
         Game.objects.filter(season_id=season.pk, league_status=LeagueStatus.CONFIRMED)
         .order_by()
-        .aggregate(count=Count("pk"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+        .aggregate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
     )
-    entrants = season.players.count()
+    players = season.players.order_by().aggregate(count=Count("pk"), ids=Sum("pk"))
+    entrants = f"{players['count']}.{players['ids'] or 0}"  # one player taken off and another put on: moves
     ranking = ",".join(season.ranking or [])
     return f"{live.version_text(figures['count'], figures['updated'], figures['confirmed'])}.{entrants}.{ranking}"
 
@@ -420,11 +421,24 @@ def cached_standings(season):
     """
     from django.core.cache import cache
 
+    from scoring import live
     from scoring.standings import season_standings
 
-    key = f"ginleague:standings:{season.pk}:{confirmed_version(season)}"
+    born = live.version_text(0, season.created_at, None)  # a season id the database re-used is another season
+    key = f"ginleague:standings:{season.pk}:{born}:{confirmed_version(season)}"
     standings = cache.get(key)
     if standings is None:
         standings = season_standings(season)
         cache.set(key, standings, 24 * 3600)
     return standings
+
+
+def current_standings(season):
+    """The standings as the season page shows them: the confirmed figures from ``cached_standings``
+    (two queries when cached) and the provisional results read now (one more query), so a game
+    finishing or being disputed shows at once without recomputing the standings."""
+    import dataclasses
+
+    from scoring.standings import provisional_games
+
+    return dataclasses.replace(cached_standings(season), provisional=provisional_games(season))
