@@ -24,6 +24,15 @@ import pytest
 # otherwise refuse ORM calls made from the test body.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
+# A busy 2-core CI machine can be slow to answer; waiting longer is not a speed
+# claim (speed is measured in bench/), it only keeps slowness from reading as failure.
+try:
+    from playwright.sync_api import expect as _expect
+
+    _expect.set_options(timeout=15_000)
+except ImportError:  # pragma: no cover - playwright is a dev dependency
+    pass
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -92,7 +101,7 @@ def new_page(browser):
 
     def make(*, viewport=None, java_script_enabled=True, **options):
         context = browser.new_context(viewport=viewport or PHONE, java_script_enabled=java_script_enabled, **options)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(20_000)
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
