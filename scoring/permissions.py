@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Q
 
 
 def can_edit_game(user, game) -> bool:
@@ -29,17 +29,22 @@ def can_edit_game(user, game) -> bool:
 # for anyone who is not a member (404 on pages and API alike).
 
 
+def member_club_ids(user):
+    """A subquery of the ids of the clubs ``user`` belongs to (empty for anonymous)."""
+    from players.models import Membership
+
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Membership.objects.none().values("club_id")
+    return Membership.objects.filter(player__user=user).values("club_id")
+
+
 def visible_club_q(user, club_path: str = "") -> Q:
     """Rows whose club (reached by ``club_path``, e.g. ``"season__club"``; ``""`` for Club itself)
     ``user`` may see: public clubs, and the clubs they are a member of."""
-    from players.models import Membership
-
-    prefix = f"{club_path}__" if club_path else ""
-    public = Q(**{f"{prefix}is_public": True})
-    if user is None or not user.is_authenticated:
+    public = Q(**{f"{club_path}__is_public" if club_path else "is_public": True})
+    if user is None or not getattr(user, "is_authenticated", False):
         return public
-    member = Membership.objects.filter(club=OuterRef(club_path or "pk"), player__user=user)
-    return public | Q(Exists(member))
+    return public | Q(**{f"{club_path}_id__in" if club_path else "pk__in": member_club_ids(user)})
 
 
 def visible_game_q(user) -> Q:

@@ -19,24 +19,15 @@ from django.db.models import Avg, Case, Count, F, IntegerField, Max, Q, QuerySet
 
 from players.models import Club, Membership, Player
 from scoring.models import Game, Hand, LeagueStatus
+from scoring.permissions import member_club_ids, visible_game_q
 from scoring.ratings import RatedGame, Ratings, elo_ratings
 
 # --- who may see what --------------------------------------------------------------------------------
 
 
-def member_club_ids(user):
-    """A subquery of the ids of the clubs ``user`` belongs to (empty for anonymous)."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return Membership.objects.none().values("club_id")
-    return Membership.objects.filter(player__user=user).values("club_id")
-
-
 def visible_games(user) -> QuerySet[Game]:
     """Friendly games, public clubs' league games, and league games of the viewer's own clubs."""
-    allowed = Q(season__isnull=True) | Q(season__club__is_public=True)
-    if user is not None and getattr(user, "is_authenticated", False):
-        allowed |= Q(season__club_id__in=member_club_ids(user))
-    return Game.objects.filter(allowed)
+    return Game.objects.filter(visible_game_q(user))
 
 
 def games_of(player_id: int) -> Q:
