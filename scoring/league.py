@@ -312,13 +312,7 @@ def season_game_import(
                 defender_deadwood=facts.defender_deadwood,
                 upcard=facts.upcard or "",
                 recorded_by=started_by,
-                dealer_id=result.dealer,
-                result=result.result,
-                winner_id=result.winner,
-                points=result.points,
-                boxes=result.boxes,
-                doubled=result.doubled,
-                scored_in=list(result.games),
+                **services.derived_hand_fields(result),
             )
             for number, (facts, result) in enumerate(zip(hands, derived, strict=True), start=1)
         )

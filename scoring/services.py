@@ -76,6 +76,19 @@ def _describe_hand(hand: Hand | HandResult, names: dict[int, str]) -> str:
     return f"{names[winner]} {hand.result.replace('_', ' ')} {hand.points}"
 
 
+def derived_hand_fields(derived: HandResult) -> dict[str, Any]:
+    """The engine's figures for one hand, as Hand model fields."""
+    return {
+        "dealer_id": derived.dealer,
+        "result": derived.result,
+        "winner_id": derived.winner,
+        "points": derived.points,
+        "boxes": derived.boxes,
+        "doubled": derived.doubled,
+        "scored_in": list(derived.games),
+    }
+
+
 def game_recompute(*, game: Game, hands: list[Hand] | None = None) -> list[Change]:
     """Rewrite every derived figure of ``game`` from its facts; return what moved.
 
@@ -89,15 +102,7 @@ def game_recompute(*, game: Game, hands: list[Hand] | None = None) -> list[Chang
     changes: list[Change] = []
     changed_hands = []
     for hand, derived in zip(hands, result.hands, strict=True):
-        new = {
-            "dealer_id": derived.dealer,
-            "result": derived.result,
-            "winner_id": derived.winner,
-            "points": derived.points,
-            "boxes": derived.boxes,
-            "doubled": derived.doubled,
-            "scored_in": list(derived.games),
-        }
+        new = derived_hand_fields(derived)
         if any(getattr(hand, name) != value for name, value in new.items()):
             if hand.result:  # a hand that existed before (not the one just added)
                 before = _describe_hand(hand, names)
@@ -291,13 +296,7 @@ def hand_record(
                 number=number,
                 cards=cards,
                 recorded_by=recorded_by,
-                dealer_id=derived.dealer,
-                result=derived.result,
-                winner_id=derived.winner,
-                points=derived.points,
-                boxes=derived.boxes,
-                doubled=derived.doubled,
-                scored_in=list(derived.games),
+                **derived_hand_fields(derived),
                 **values,
             )
             game_recompute(game=locked, hands=[*hands, hand])

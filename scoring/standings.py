@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import Case, Count, F, IntegerField, Q, Sum, Value, When
+from django.db.models import Count, Q
+
+from scoring.stats import pair_totals
 
 RANKING_CRITERIA = {
     "wins": "Games won",
@@ -180,24 +182,7 @@ def season_standings(season) -> Standings:
     }
 
     # Results by pair of players (player_one's side), summed by the database.
-    pair_rows = (
-        _counted(season.pk)
-        .order_by()
-        .values("player_one_id", "player_two_id")
-        .annotate(
-            played=Count("pk"),
-            wins_one=Count("pk", filter=Q(winner_id=F("player_one_id"))),
-            wins_two=Count("pk", filter=Q(winner_id=F("player_two_id"))),
-            net_one=Sum(
-                Case(
-                    When(winner_id=F("player_one_id"), then=F("margin")),
-                    When(winner_id=F("player_two_id"), then=-F("margin")),
-                    default=Value(0),
-                    output_field=IntegerField(),
-                )
-            ),
-        )
-    )
+    pair_rows = pair_totals(_counted(season.pk))
     pairs: list[PairResult] = []
     for pair in pair_rows:
         one, two = pair["player_one_id"], pair["player_two_id"]

@@ -151,12 +151,12 @@ class PlayerStats:
         return nemesis(self.head_to_head)
 
 
-def pair_figures(games: QuerySet[Game]) -> list[PairFigures]:
-    """Over games grouped by (player_one, player_two), summed by the database (one query)."""
-    rows = (
-        games.filter(over=True)
-        .order_by()
-        .values("player_one_id", "player_two_id", "player_one__name", "player_two__name")
+def pair_totals(games: QuerySet[Game], *extra_values: str) -> QuerySet:
+    """Games grouped by (player_one, player_two): played, each side's wins and
+    player_one's net margin, summed by the database (one query)."""
+    return (
+        games.order_by()
+        .values("player_one_id", "player_two_id", *extra_values)
         .annotate(
             played=Count("pk"),
             wins_one=Count("pk", filter=Q(winner_id=F("player_one_id"))),
@@ -171,6 +171,11 @@ def pair_figures(games: QuerySet[Game]) -> list[PairFigures]:
             ),
         )
     )
+
+
+def pair_figures(games: QuerySet[Game]) -> list[PairFigures]:
+    """Over games grouped by (player_one, player_two), summed by the database (one query)."""
+    rows = pair_totals(games.filter(over=True), "player_one__name", "player_two__name")
     return [
         PairFigures(
             row["player_one_id"],
