@@ -9,6 +9,7 @@ urlpatterns = [
     path("logout/", LogoutView.as_view(), name="logout"),
     path("signup/", views.signup, name="signup"),
     path("settings/", views.site_settings, name="site_settings"),
+    path("account/", views.account, name="account"),
     path("players/", views.player_list, name="player_list"),
     path("players/<int:pk>/", views.player_detail, name="player"),
 ]

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -10,6 +11,7 @@ from django.views.decorators.http import require_http_methods
 
 from players.forms import SignUpForm, SiteSettingsForm
 from players.models import Player, SiteSettings
+from players.tokens import token_create, token_for, token_revoke
 from scoring.selectors import game_list, hands_for_player
 
 
@@ -97,3 +99,22 @@ def player_detail(request, pk: int):
     games = list(game_list(player=player, viewer=request.user)[:100])
     hands = list(hands_for_player(player=player, viewer=request.user, limit=100))
     return render(request, "players/player_detail.html", {"player": player, "games": games, "hands": hands})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account(request):
+    """The signed-in user's own page: their player record and their API token."""
+    if request.method == "POST":
+        action = request.POST.get("token")
+        if action == "create":
+            token_create(user=request.user)
+            messages.success(request, "New API token created; any older token has stopped working.")
+        elif action == "revoke":
+            revoked = token_revoke(user=request.user)
+            messages.success(request, "API token revoked." if revoked else "You had no API token.")
+        else:
+            messages.error(request, "Choose to create or revoke the API token.")
+        return redirect("account")
+    context = {"token": token_for(user=request.user), "player": Player.objects.filter(user=request.user).first()}
+    return render(request, "players/account.html", context)
