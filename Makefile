@@ -20,7 +20,7 @@ done; exit 1
 endef
 export FIND_PYTHON
 
-.PHONY: run test install lint pytest browser migrate bench clean
+.PHONY: run demo test install lint pytest browser migrate bench clean
 
 $(STAMP): pyproject.toml
 	@if [ ! -x $(PY) ]; then \
@@ -44,6 +44,12 @@ run: migrate
 	@echo "GinLeague on http://$(HOST):$(PORT)/"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
+# A living demo league (a public club, a season, confirmed and provisional games), then serve.
+demo: migrate
+	$(PY) manage.py seed_demo
+	@echo "GinLeague on http://$(HOST):$(PORT)/clubs/"
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run >/dev/null
@@ -64,8 +70,10 @@ pytest: $(STAMP) browser
 
 test: lint pytest
 
+# Figures, not pass/fail: the targets are in each script's docstring.
 bench: $(STAMP)
 	$(PY) bench/bench_solver.py
+	$(PY) bench/bench_pages.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -15,8 +16,9 @@ from players.tokens import token_create, token_for, token_revoke
 from scoring.selectors import game_list, hands_for_player
 
 
-def _no_users() -> bool:
-    return not get_user_model().objects.exists()
+def no_one_can_sign_in() -> bool:
+    """First run: no account can sign in yet (seed_demo's password-less users don't count)."""
+    return not get_user_model().objects.exclude(password__startswith=UNUSABLE_PASSWORD_PREFIX).exists()
 
 
 def _create_account(form: SignUpForm, *, owner: bool):
@@ -35,7 +37,7 @@ def _create_account(form: SignUpForm, *, owner: bool):
 @require_http_methods(["GET", "POST"])
 def setup(request):
     """First run: create the owner account (a superuser). Gone once any user exists."""
-    if not _no_users():
+    if not no_one_can_sign_in():
         return redirect("login")
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
@@ -48,7 +50,7 @@ def setup(request):
 
 class SignInView(LoginView):
     def dispatch(self, request, *args, **kwargs):
-        if _no_users():
+        if no_one_can_sign_in():
             return redirect("setup")
         return super().dispatch(request, *args, **kwargs)
 
@@ -60,7 +62,7 @@ class SignInView(LoginView):
 
 @require_http_methods(["GET", "POST"])
 def signup(request):
-    if _no_users():
+    if no_one_can_sign_in():
         return redirect("setup")
     if not SiteSettings.load().signup_open:
         return render(request, "registration/signup_closed.html", status=403)

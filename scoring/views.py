@@ -10,7 +10,6 @@ from __future__ import annotations
 from functools import wraps
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
@@ -21,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from players.models import Player
 from players.services import player_get_or_create
+from players.views import no_one_can_sign_in
 from scoring import services
 from scoring.card_facts import Worked, knock_limit_for, work_out
 from scoring.engine import dealer_after
@@ -46,7 +46,7 @@ RESULT_WORDS = {"knock": "knock", "undercut": "undercut", "gin": "gin", "big_gin
 
 
 def home(request):
-    if not get_user_model().objects.exists():
+    if no_one_can_sign_in():  # first run: create the owner
         return redirect("setup")
     games = list(game_list(viewer=request.user)[:50])
     return render(request, "scoring/home.html", {"games": games})

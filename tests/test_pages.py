@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
@@ -482,3 +483,17 @@ def test_signup_cannot_claim_an_existing_player(client):
     assert response.status_code == 422
     assert "Your name at the table: that player already exists" in response.content.decode()
     assert Player.objects.get(name="Bob").user is None
+
+
+@pytest.mark.django_db
+def test_demo_data_alone_still_leads_to_owner_setup(client):
+    from django.core.management import call_command
+
+    call_command("seed_demo", "--players", "4", "--games", "2", stdout=io.StringIO())
+    assert get_user_model().objects.exists()  # the demo's members, none of whom can sign in
+    assert client.get(reverse("home"))["Location"] == reverse("setup")
+    client.post(
+        reverse("setup"), {"username": "owner", "password1": "kitchen-table-42", "password2": "kitchen-table-42"}
+    )
+    assert get_user_model().objects.get(username="owner").is_superuser
+    assert client.get(reverse("home")).status_code == 200

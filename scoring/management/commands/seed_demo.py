@@ -14,6 +14,7 @@ import random
 import time
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -110,10 +111,10 @@ class Command(BaseCommand):
 
     def _club_and_season(self, name: str, count: int, double: bool, rng: random.Random):
         User = get_user_model()
-        director, _ = User.objects.get_or_create(username="club-director", defaults={"first_name": "Club director"})
-        if not director.has_usable_password():
-            director.set_unusable_password()
-            director.save(update_fields=["password"])
+        # Demo accounts cannot sign in (unusable passwords) until someone sets one.
+        director, _ = User.objects.get_or_create(
+            username="club-director", defaults={"first_name": "Club director", "password": make_password(None)}
+        )
         the_club = clubs.club_create(name=name, owner=director, is_public=True)
         names = demo_names(count)
         existing = {p.name.lower(): p for p in Player.objects.filter(name__in=names)}
@@ -125,7 +126,9 @@ class Command(BaseCommand):
         # The first few players have accounts (they can log in once given a password); the rest are guests.
         for player in members[:3]:
             if player.user_id is None:
-                user, _ = User.objects.get_or_create(username=player.name.lower().replace(" ", "."))
+                user, _ = User.objects.get_or_create(
+                    username=player.name.lower().replace(" ", "."), defaults={"password": make_password(None)}
+                )
                 player.user = user
                 player.save(update_fields=["user"])
         Membership.objects.bulk_create(
