@@ -41,7 +41,10 @@ def database_from_url(url: str) -> dict:
             "PASSWORD": unquote(parsed.password or ""),
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
-            "CONN_MAX_AGE": int(os.environ.get("CONN_MAX_AGE", "60")),
+            # 0 by default: under ASGI (the wall screens' uvicorn workers) persistent
+            # connections are not reused across requests and pile up; Django's docs
+            # say to disable them there. Set CONN_MAX_AGE for a WSGI-only deployment.
+            "CONN_MAX_AGE": int(os.environ.get("CONN_MAX_AGE", "0")),
             "CONN_HEALTH_CHECKS": True,
             "TEST": {"NAME": os.environ.get("TEST_DATABASE_NAME") or None},
         }
