@@ -108,6 +108,23 @@ def can_confirm(user, game: Game, club: Club) -> bool:
     return game.league_status == LeagueStatus.PLAYING and _is_opponent(user, game)
 
 
+def may_confirm(user, game: Game, club: Club) -> bool:
+    """Whether ``user`` is someone who confirms this result at all (its state aside):
+    a club admin, or the other player while the result is not disputed."""
+    if club_role(user, club) in MANAGER_ROLES:
+        return True
+    return (
+        _is_opponent(user, game)
+        and club_role(user, club) is not None
+        and game.league_status != LeagueStatus.DISPUTED
+    )
+
+
+def may_dispute(user, game: Game, club: Club) -> bool:
+    """Whether ``user`` is someone who disputes this result at all: the other player, a member."""
+    return _is_opponent(user, game) and club_role(user, club) is not None
+
+
 def can_dispute(user, game: Game, club: Club) -> bool:
     return (
         game.season_id is not None

@@ -26,7 +26,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from players import clubs
 from players.models import Club, Player
 from players.services import player_get_or_create
 from players.tokens import token_create, token_revoke
@@ -37,7 +36,7 @@ from scoring.api import stats_views
 from scoring.api.filters import GameFilter, PlayerFilter
 from scoring.api.idempotency import HEADER, MAX_KEY_LENGTH, idempotent, key_problem
 from scoring.api.permissions import CanEditGame, can_delete_game, can_view_game, visible_game_q
-from scoring.models import Game, Hand, LeagueStatus, Season
+from scoring.models import Game, Hand, Season
 from scoring.record import RecordError, parse_record
 
 # ---------------------------------------------------------------------------
@@ -382,12 +381,9 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def confirm(self, request, pk=None):
         game, club = _league_game_or_404(pk, request.user)
-        if not league.can_confirm(request.user, game, club):
-            manager = clubs.can_manage_club(request.user, club)
-            opponent = league._is_opponent(request.user, game) and clubs.club_role(request.user, club) is not None
-            if not (manager or (opponent and game.league_status != LeagueStatus.DISPUTED)):
-                raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
-            # Allowed, but not now: the service names why (not over yet, already confirmed).
+        # Someone who confirms, but not now: the service names why (not over yet, already confirmed).
+        if not league.can_confirm(request.user, game, club) and not league.may_confirm(request.user, game, club):
+            raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
 
         def perform():
             serializer = ls.ConfirmSerializer(data=request.data)
@@ -409,8 +405,7 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
     def dispute(self, request, pk=None):
         game, club = _league_game_or_404(pk, request.user)
         if not league.can_dispute(request.user, game, club):
-            opponent = league._is_opponent(request.user, game) and clubs.club_role(request.user, club) is not None
-            if not opponent:
+            if not league.may_dispute(request.user, game, club):
                 raise PermissionDenied("Only the other player disputes a provisional result.")
             if not game.over:
                 raise DjangoValidationError({"game": "The game is not over yet; a result is disputed when it is."})
