@@ -52,6 +52,7 @@ demo: migrate
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 	$(PY) manage.py makemigrations --check --dry-run >/dev/null
 
 # Browser tests drive Debian's Chromium; install it when missing and we can.

@@ -63,7 +63,7 @@ def ensure_database(url: str) -> None:
 
 def one_game(rng, rules, pair, first_dealer):
     """Random hands until the engine says the game is over: (facts, SessionResult)."""
-    from scoring.engine import HandError, score_session
+    from scoring.engine.score import HandError, score_session
 
     hands = [club_hand(rng, pair) for _ in range(80)]
     try:
@@ -81,10 +81,10 @@ def seed(players: int, games: int, *, in_play: int = 20) -> None:
 
     from players import clubs
     from players.models import Club, Membership, Player, Role
-    from scoring import league
-    from scoring.engine import score_session
+    from scoring.engine.rules import resolve_rules
+    from scoring.engine.score import score_session
+    from scoring.league import services as league
     from scoring.models import Game, GameScore, Hand, LeagueStatus, SeasonFormat
-    from scoring.rules import resolve_rules
 
     rng = random.Random(2024)
     User = get_user_model()
@@ -182,7 +182,7 @@ def vacuum() -> None:
 def club_hand(rng, pair):
     """A hand as a club plays them: mostly close knocks, some gins, a few undercuts and dead hands
     (about twenty hands to a game of 100, as at a real table)."""
-    from scoring.engine import HandFacts
+    from scoring.engine.score import HandFacts
 
     roll, by = rng.random(), rng.choice(pair)
     if roll < 0.05:
@@ -197,7 +197,7 @@ def club_hand(rng, pair):
 
 def random_hand_quiet(rng, pair):
     """A small knock that cannot end a game on its own (for the games left in play)."""
-    from scoring.engine import HandFacts
+    from scoring.engine.score import HandFacts
 
     return HandFacts(ending="knock", by=rng.choice(pair), knocker_deadwood=rng.randint(1, 9),
                      defender_deadwood=rng.randint(12, 30))  # fmt: skip
@@ -223,8 +223,8 @@ def time_pages(requests: int) -> None:
     opponent = met.player_two
     pages = {
         "standings (season page)": reverse("league:season", args=[club.slug, season.pk]),
-        "wall screen": reverse("stats:wall", args=[club.slug, season.pk]),
-        "wall board (partial)": reverse("stats:wall_board", args=[club.slug, season.pk]),
+        "wall screen": reverse("league:wall", args=[club.slug, season.pk]),
+        "wall board (partial)": reverse("league:wall_board", args=[club.slug, season.pk]),
         "profile": reverse("stats:profile", args=[member.pk]),
         "history, player, filtered": reverse("stats:player_hands", args=[member.pk])
         + f"?ending=knock&points_min=10&opponent={opponent.pk}",
@@ -286,7 +286,7 @@ def time_wall_delay(rounds: int) -> None:
                 break
             except OSError:
                 time.sleep(0.1)
-        path = reverse("stats:wall_events", args=[club.slug, season.pk])
+        path = reverse("league:wall_events", args=[club.slug, season.pk])
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.request("GET", path, headers={"Accept": "text/event-stream"})
         response = conn.getresponse()

@@ -70,7 +70,7 @@ def main() -> None:
     from django.urls import reverse
 
     from players.models import Club
-    from scoring.standings import season_standings
+    from scoring.league.standings import season_standings
 
     setup_test_environment()
     call_command("migrate", verbosity=0)

@@ -1,4 +1,4 @@
-"""Benchmark for the meld solver (scoring.melds). No Django needed.
+"""Benchmark for the meld solver (scoring.engine.melds). No Django needed.
 
     .venv/bin/python bench/bench_solver.py [--quick] [--seed N]
 
@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scoring import melds  # noqa: E402
-from scoring.cards import parse_cards  # noqa: E402
-from scoring.melds import best_discard, deadwood, deadwood_mask, resolve_knock  # noqa: E402
+from scoring.engine import melds  # noqa: E402
+from scoring.engine.cards import parse_cards  # noqa: E402
+from scoring.engine.melds import best_discard, deadwood, deadwood_mask, resolve_knock  # noqa: E402
 
 FULL = [s * 13 + r for s in range(4) for r in range(13)]
 RICH = [s * 13 + r - 1 for s in range(4) for r in range(4, 10)]  # ranks 4..9, all suits
@@ -174,7 +174,7 @@ def _time_once(k, d):
 
 
 def _show(pair):
-    from scoring.cards import card_name
+    from scoring.engine.cards import card_name
 
     k, d = pair
     return (

@@ -11,5 +11,4 @@ urlpatterns = [
     path("settings/", views.site_settings, name="site_settings"),
     path("account/", views.account, name="account"),
     path("players/", views.player_list, name="player_list"),
-    path("players/<int:pk>/", views.player_detail, name="player"),
 ]

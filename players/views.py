@@ -7,13 +7,12 @@ from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from players.forms import SignUpForm, SiteSettingsForm
 from players.models import Player, SiteSettings
 from players.tokens import token_create, token_for, token_revoke
-from scoring.selectors import game_list, hands_for_player
 
 
 def no_one_can_sign_in() -> bool:
@@ -94,13 +93,6 @@ def site_settings(request):
 
 def player_list(request):
     return render(request, "players/player_list.html", {"players": Player.objects.order_by("name")})
-
-
-def player_detail(request, pk: int):
-    player = get_object_or_404(Player, pk=pk)
-    games = list(game_list(player=player, viewer=request.user)[:100])
-    hands = list(hands_for_player(player=player, viewer=request.user, limit=100))
-    return render(request, "players/player_detail.html", {"player": player, "games": games, "hands": hands})
 
 
 @login_required

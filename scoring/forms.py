@@ -10,9 +10,9 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
-from scoring.card_facts import ALL_CARDS, suit_rows
-from scoring.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS
-from scoring.rules import (
+from scoring.engine.card_facts import ALL_CARDS, suit_rows
+from scoring.engine.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS
+from scoring.engine.rules import (
     FIELD_LABELS,
     NEXT_DEALER_MODES,
     OKLAHOMA_ACE_MODES,

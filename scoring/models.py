@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from players.models import Player
-from scoring.engine import MAX_DEADWOOD
+from scoring.engine.score import MAX_DEADWOOD
 
 
 class Ending(models.TextChoices):
@@ -224,7 +224,7 @@ class Season(models.Model):
     club = models.ForeignKey("players.Club", on_delete=models.CASCADE, related_name="seasons")
     name = models.CharField(max_length=100)
     preset = models.CharField(max_length=20)
-    # Every rule value, resolved with scoring.rules.resolve_rules; fixed once play starts.
+    # Every rule value, resolved with scoring.engine.rules.resolve_rules; fixed once play starts.
     rules = models.JSONField()
     format = models.CharField(max_length=10, choices=SeasonFormat.choices, default=SeasonFormat.SINGLE)
     # Ordered ranking criteria, e.g. ["wins", "net", "head_to_head"] (see scoring/standings.py).

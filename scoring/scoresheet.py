@@ -1,6 +1,6 @@
 """The scoresheet as a player reads it: rows and boards from the engine's result.
 
-Presentation only: every number comes from ``scoring.engine`` (via
+Presentation only: every number comes from ``scoring.engine.score`` (via
 ``selectors.game_session``); this module arranges them for the templates.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from scoring.cards import SUIT_SYMBOLS
-from scoring.engine import HandResult, SessionResult, running_totals
+from scoring.engine.cards import SUIT_SYMBOLS
+from scoring.engine.score import HandResult, SessionResult, running_totals
 from scoring.forms import ENDING_LABELS
 from scoring.models import Game, Hand
 from scoring.templatetags.hand_cards import hand_cards_html

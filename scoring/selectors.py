@@ -1,10 +1,12 @@
 """Reads that join: each selector owns its select_related/prefetch_related."""
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Case, Count, F, IntegerField, Prefetch, Q, QuerySet, Sum, Value, When
 
-from scoring.engine import HandFacts, SessionResult, score_session
+from scoring.engine.record import evaluate, hand_to_record
+from scoring.engine.rules import RuleSet, resolve_rules
+from scoring.engine.score import HandFacts, SessionResult, score_session
 from scoring.models import Game, GameScore, Hand
-from scoring.rules import RuleSet, resolve_rules
+from scoring.permissions import visible_game_q
 
 GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
 
@@ -18,13 +20,9 @@ def game_list(*, player=None, viewer=None) -> QuerySet[Game]:
         Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number"))
     )
     if player is not None:
-        from django.db.models import Q
-
-        games = games.filter(Q(player_one=player) | Q(player_two=player))
+            games = games.filter(Q(player_one=player) | Q(player_two=player))
     if viewer is not None:
-        from scoring.permissions import visible_game_q
-
-        games = games.filter(visible_game_q(viewer))
+            games = games.filter(visible_game_q(viewer))
     return games.order_by("over", "-created_at")
 
 
@@ -52,10 +50,6 @@ def game_record(game: Game) -> dict:
     ``game`` should come from ``games_for_export`` or ``game_detail`` so the
     hands and players are already loaded.
     """
-    from scoring.engine import HandFacts
-    from scoring.record import evaluate, hand_to_record
-    from scoring.rules import resolve_rules
-
     rules = resolve_rules(game.rules)
     record = {
         "name": game.name or f"{game.player_one.name} v {game.player_two.name}",
@@ -83,10 +77,6 @@ def game_record(game: Game) -> dict:
 
 def hands_for_player(*, player, viewer, limit: int = 100) -> QuerySet[Hand]:
     """The latest hands of the player's games ``viewer`` may see, newest first."""
-    from django.db.models import Q
-
-    from scoring.permissions import visible_game_q
-
     games = Game.objects.filter(Q(player_one=player) | Q(player_two=player)).filter(visible_game_q(viewer))
     return (
         Hand.objects.filter(game__in=games.values("pk"))
@@ -132,3 +122,25 @@ def game_session(game: Game, rules: RuleSet | None = None) -> tuple[list[Hand], 
         [hand_facts(hand) for hand in hands],
     )
     return hands, result
+
+
+def pair_totals(games: QuerySet[Game], *extra_values: str) -> QuerySet:
+    """Games grouped by (player_one, player_two): played, each side's wins and
+    player_one's net margin, summed by the database (one query)."""
+    return (
+        games.order_by()
+        .values("player_one_id", "player_two_id", *extra_values)
+        .annotate(
+            played=Count("pk"),
+            wins_one=Count("pk", filter=Q(winner_id=F("player_one_id"))),
+            wins_two=Count("pk", filter=Q(winner_id=F("player_two_id"))),
+            net_one=Sum(
+                Case(
+                    When(winner_id=F("player_one_id"), then=F("margin")),
+                    When(winner_id=F("player_two_id"), then=-F("margin")),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                )
+            ),
+        )
+    )

@@ -16,12 +16,13 @@ from django.utils import timezone
 
 from players.models import Player
 from players.services import player_get_or_create
-from scoring import live
-from scoring.card_facts import CardFactError, check_facts
-from scoring.engine import HandError, HandFacts, HandResult, SessionResult, score_session
+from scoring.audit import audit_hand_edit, audit_record, game_names, hand_fact_words, hand_summary
+from scoring.changes import notify_change
+from scoring.engine.card_facts import CardFactError, check_facts
+from scoring.engine.record import GameRecord, RecordError, score_record
+from scoring.engine.rules import RuleError, RuleSet, resolve_rules
+from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
 from scoring.models import Game, GameScore, Hand
-from scoring.record import GameRecord, RecordError, score_record
-from scoring.rules import RuleError, RuleSet, resolve_rules
 from scoring.selectors import hand_facts
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
@@ -150,7 +151,7 @@ def game_recompute(*, game: Game, hands: list[Hand] | None = None) -> list[Chang
     game.save(
         update_fields=["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "updated_at"]
     )
-    live.notify_change(game=game)  # wall screens hear of it when this transaction commits
+    notify_change(game=game)  # wall screens hear of it when this transaction commits
     return changes
 
 
@@ -227,7 +228,7 @@ def _facts_from(values: dict[str, Any]) -> HandFacts:
 
 
 def _checked_cards(game: Game, values: dict[str, Any], cards: Any, *, number: int) -> dict | None:
-    """The ``cards`` fact checked against the hand's other facts (scoring.card_facts), tidied; None if not given."""
+    """The ``cards`` fact checked against the hand's other facts (engine.card_facts), tidied; None if not given."""
     try:
         return check_facts(_rules_of(game), _facts_from(values), cards)
     except CardFactError as error:
@@ -301,8 +302,6 @@ def hand_record(
             )
             game_recompute(game=locked, hands=[*hands, hand])
             if locked.league_status == "confirmed":  # a hand added to a confirmed league result
-                from scoring.league import audit_record, game_names, hand_fact_words, hand_summary
-
                 audit_record(
                     game=locked,
                     actor=recorded_by,
@@ -356,8 +355,6 @@ def hand_edit(
             defender_deadwood=defender_deadwood,
             upcard=upcard,
         )
-        from scoring.league import audit_hand_edit, game_names, hand_fact_words
-
         facts_before = hand_fact_words(stored, game_names(game))
         for name, value in values.items():
             setattr(stored, name, value)
@@ -382,8 +379,6 @@ def hand_edit(
 
 
 def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Change]:
-    from scoring.league import audit_record, game_names, hand_fact_words, hand_summary
-
     audit_record(
         game=game,
         actor=actor,

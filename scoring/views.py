@@ -22,8 +22,9 @@ from players.models import Player
 from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
 from scoring import services
-from scoring.card_facts import Worked, knock_limit_for, work_out
-from scoring.engine import dealer_after
+from scoring.engine.card_facts import Worked, knock_limit_for, work_out
+from scoring.engine.rules import PRESET_LABELS, resolve_rules
+from scoring.engine.score import dealer_after
 from scoring.forms import (
     CARD_ACTIONS,
     HAND_FIELD_LABELS,
@@ -36,7 +37,6 @@ from scoring.forms import (
 )
 from scoring.models import Game, Hand
 from scoring.permissions import can_edit_game, can_view_game
-from scoring.rules import PRESET_LABELS, resolve_rules
 from scoring.scoresheet import describe_result, sheet_boards, sheet_rows
 from scoring.selectors import game_for_sheet, game_list, game_session
 from scoring.services import HandConflict, HandRefused

@@ -7,7 +7,8 @@ from django.contrib.auth.models import AnonymousUser
 
 from players import clubs
 from players.models import Club, Player, Role
-from scoring import league, services
+from scoring import services
+from scoring.league import services as league
 
 
 def make_user(username: str):

@@ -9,7 +9,8 @@ from rest_framework.test import APIClient
 
 from players.models import Club, Player
 from players.tokens import token_create
-from scoring import league, services
+from scoring import services
+from scoring.league import services as league
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat
 from tests.league_setup import make_club, make_user, play, start_and_finish
 

@@ -14,7 +14,8 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from players import clubs
 from players.tokens import token_create
-from scoring import league, services
+from scoring import services
+from scoring.league import services as league
 from scoring.models import Game
 from tests.factories import PlayerFactory, UserFactory, make_game
 

@@ -1,4 +1,4 @@
-"""The ``cards`` fact checked against a hand's other facts (scoring.card_facts), on hand-worked hands.
+"""The ``cards`` fact checked against a hand's other facts (scoring.engine.card_facts), on hand-worked hands.
 
 Every expected figure below was counted by hand from the cards, the way
 players count at the table (ace 1, pips as printed, faces 10).
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.card_facts import CardFactError, check_cards, check_facts, hand_display, work_out
-from scoring.engine import HandFacts
-from scoring.rules import resolve_rules
+from scoring.engine.card_facts import CardFactError, check_cards, check_facts, hand_display, work_out
+from scoring.engine.rules import resolve_rules
+from scoring.engine.score import HandFacts
 
 # Knocker: [3H 4H 5H] [7S 7D 7C] [9S 9H 9C], deadwood 2D = 2.
 KNOCKER = ["3H", "4H", "5H", "7S", "7D", "7C", "9S", "9H", "9C", "2D"]
@@ -182,7 +182,7 @@ def test_hand_display_of_stored_cards():
 
 def test_card_facts_imports_no_django():
     code = (
-        "import sys, scoring.card_facts; "
+        "import sys, scoring.engine.card_facts; "
         "bad = [m for m in sys.modules if m == 'django' or m.startswith('django.')]; sys.exit(1 if bad else 0)"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parent.parent)

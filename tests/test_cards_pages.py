@@ -16,8 +16,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from scoring import services
+from scoring.engine.record import RecordError, evaluate, parse_record
 from scoring.models import Game, Hand
-from scoring.record import RecordError, evaluate, parse_record
 from scoring.services import HandRefused
 from tests.factories import UserFactory, make_game
 from tests.test_cards_facts import DEFENDER, GIN, GIN_DEFENDER, KNOCKER
@@ -238,7 +238,7 @@ def test_scoresheet_and_player_page_show_the_melds(setup):
     sheet = client.get(reverse("game", args=[game.pk])).content.decode()
     assert '<details class="cards-of-hand">' in sheet
     assert "laid off" in sheet and "6 of hearts" in sheet and "= <strong>11</strong>" in sheet
-    player = client.get(reverse("player", args=[game.player_two.pk])).content.decode()
+    player = client.get(reverse("stats:player", args=[game.player_two.pk])).content.decode()
     assert "laid off" in player and "ace of diamonds" in player
 
 

@@ -2,7 +2,7 @@
 
 import xml.etree.ElementTree as ET
 
-from scoring.charts import Series, line_chart, nice_step
+from scoring.engine.charts import Series, line_chart, nice_step
 
 SVG = "{http://www.w3.org/2000/svg}"
 

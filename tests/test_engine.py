@@ -2,8 +2,8 @@
 
 import pytest
 
-from scoring.engine import HandError, HandFacts, score_session
-from scoring.rules import PRESETS, RuleError, resolve_rules
+from scoring.engine.rules import PRESETS, RuleError, resolve_rules
+from scoring.engine.score import HandError, HandFacts, score_session
 
 
 def knock(by, knocker, defender, upcard=None):

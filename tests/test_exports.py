@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from scoring import league
+from scoring.league import services as league
 from scoring.models import Game, SeasonFormat
 from scoring.selectors import game_record, games_for_export
 from tests.league_setup import make_club, play

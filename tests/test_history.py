@@ -7,9 +7,9 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring import league
-from scoring.history import HandFilterForm, hand_history, page_of
+from scoring.league import services as league
 from scoring.models import Hand, SeasonFormat
+from scoring.stats.history import HandFilterForm, hand_history, page_of
 from tests.league_setup import make_club, play
 from tests.test_stats import worked_example
 

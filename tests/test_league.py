@@ -8,10 +8,12 @@ from django.core.exceptions import ValidationError
 
 from players import clubs
 from players.models import Membership, Player
-from scoring import league, services
+from scoring import permissions, services
+from scoring.engine.round_robin import round_robin
+from scoring.league import services as league
+from scoring.league.standings import PairResult, Row, rank, season_standings
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, SeasonFormat
 from scoring.permissions import can_edit_game
-from scoring.standings import PairResult, Row, rank, season_standings
 from tests.league_setup import make_club, make_user, play, start_and_finish
 
 # --- round robin -------------------------------------------------------------------------------------
@@ -21,7 +23,7 @@ from tests.league_setup import make_club, make_user, play, start_and_finish
 @pytest.mark.parametrize("double", [False, True])
 def test_round_robin_every_pair_meets_and_nobody_plays_twice_in_a_round(count, double):
     players = [f"p{i}" for i in range(count)]
-    rounds = league.round_robin(players, double=double)
+    rounds = round_robin(players, double=double)
 
     meetings = Counter(frozenset(pair) for pairs in rounds for pair in pairs)
     expected_pairs = {frozenset(pair) for pair in itertools.combinations(players, 2)}
@@ -40,7 +42,7 @@ def test_round_robin_every_pair_meets_and_nobody_plays_twice_in_a_round(count, d
 
 def test_round_robin_refuses_a_player_listed_twice():
     with pytest.raises(ValueError):
-        league.round_robin(["a", "b", "a"])
+        round_robin(["a", "b", "a"])
 
 
 @pytest.mark.django_db
@@ -119,9 +121,9 @@ def test_opponent_confirms_and_the_result_counts_at_once(duel):
     assert [row.played for row in standings.rows] == [0, 0]  # provisional: not counted yet
     assert [g.pk for g in standings.provisional] == [game.pk]
 
-    assert not league.can_confirm(cast.player, game, cast.club)  # not your own game
-    assert not league.can_confirm(cast.outsider, game, cast.club)
-    assert league.can_confirm(cast.rival, game, cast.club)
+    assert not permissions.can_confirm(cast.player, game, cast.club)  # not your own game
+    assert not permissions.can_confirm(cast.outsider, game, cast.club)
+    assert permissions.can_confirm(cast.rival, game, cast.club)
     league.game_confirm(game=game, confirmed_by=cast.rival)
 
     standings = season_standings(season)
@@ -137,7 +139,7 @@ def test_a_game_in_play_cannot_be_confirmed(duel):
     cast, season, fixture, pat, quinn = duel
     game = league.fixture_start(fixture=fixture, started_by=cast.player)
     services.hand_record(game=game, ending="knock", by=pat, knocker_deadwood=5, defender_deadwood=20)
-    assert not league.can_confirm(cast.rival, game, cast.club)
+    assert not permissions.can_confirm(cast.rival, game, cast.club)
     with pytest.raises(ValidationError):
         league.game_confirm(game=game, confirmed_by=cast.rival)
 
@@ -155,7 +157,7 @@ def test_dispute_goes_to_the_admins_who_correct_and_confirm(duel):
     assert [g.pk for g in season_standings(season).provisional] == [game.pk]
     # Disputed: the players may no longer change it, nor confirm it; the admins may.
     assert not can_edit_game(cast.player, game)
-    assert not league.can_confirm(cast.rival, game, cast.club)
+    assert not permissions.can_confirm(cast.rival, game, cast.club)
     assert can_edit_game(cast.admin, game)
     services.hand_edit(hand=game.hands.get(), ending="gin", by=quinn, defender_deadwood=80, edited_by=cast.admin)
     league.game_confirm(game=game, confirmed_by=cast.admin, comment="Checked with both")
@@ -170,9 +172,9 @@ def test_guest_game_is_confirmed_by_an_admin(db):
     pat = cast.player_of(cast.player)
     season = league.season_create(club=cast.club, name="S", players=[pat, cast.guest])
     game = start_and_finish(season.fixtures.get(), cast.guest, started_by=cast.player)
-    assert not league.can_confirm(cast.player, game, cast.club)
-    assert league.can_confirm(cast.admin, game, cast.club)
-    assert league.can_confirm(cast.owner, game, cast.club)
+    assert not permissions.can_confirm(cast.player, game, cast.club)
+    assert permissions.can_confirm(cast.admin, game, cast.club)
+    assert permissions.can_confirm(cast.owner, game, cast.club)
     league.game_confirm(game=game, confirmed_by=cast.admin)
     assert season_standings(season).rows[0].name == cast.guest.name
 
@@ -387,7 +389,7 @@ def test_guest_claims_their_record_by_invitation(db):
     cast.guest.refresh_from_db()
     assert cast.guest.user == gus
     assert clubs.club_role(gus, cast.club) == "player"
-    assert league.can_confirm(gus, game, cast.club)  # now Gus can confirm his own game's result
+    assert permissions.can_confirm(gus, game, cast.club)  # now Gus can confirm his own game's result
     with pytest.raises(ValidationError):
         clubs.invitation_accept(invitation=invitation, user=make_user("late"))
 

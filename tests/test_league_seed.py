@@ -4,12 +4,12 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from players.models import Club
-from scoring.engine import score_session
+from scoring.engine.rules import resolve_rules
+from scoring.engine.score import score_session
+from scoring.league.standings import season_standings
 from scoring.models import FactChange, Game, LeagueStatus
-from scoring.rules import resolve_rules
 from scoring.selectors import game_detail
 from scoring.services import _facts_of
-from scoring.standings import season_standings
 
 
 @pytest.mark.django_db

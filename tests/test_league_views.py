@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from players import clubs
 from players.models import Club, Membership, Player
-from scoring import league
+from scoring.league import services as league
 from scoring.models import FactChange, Game, LeagueStatus, Season
 from tests.league_setup import make_club, make_user, play, start_and_finish
 

@@ -1,4 +1,4 @@
-"""Tests for the meld solver (scoring.melds), pure Python: no Django needed.
+"""Tests for the meld solver (scoring.engine.melds), pure Python: no Django needed.
 
 The solver is checked against an independent brute force that enumerates
 every set of disjoint melds (and, for knocks, every legal layoff sequence),
@@ -13,8 +13,8 @@ from itertools import combinations
 
 import pytest
 
-from scoring.cards import CardError, card_rank, card_value, parse_card, parse_cards
-from scoring.melds import (
+from scoring.engine.cards import CardError, card_rank, card_value, parse_card, parse_cards
+from scoring.engine.melds import (
     Arrangement,
     Layoff,
     best_arrangement,
@@ -33,7 +33,7 @@ def C(text: str) -> list[int]:
 
 
 def names(cards) -> list[str]:
-    from scoring.cards import card_name
+    from scoring.engine.cards import card_name
 
     return [card_name(c) for c in cards]
 

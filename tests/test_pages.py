@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from players.models import Player, SiteSettings
-from scoring.engine import dealer_after
+from scoring.engine.score import dealer_after
 from scoring.models import Game, Hand
 from tests.factories import PlayerFactory, UserFactory, make_game
 
@@ -117,7 +117,7 @@ def test_pages_have_a_csp_and_no_inline_script_or_style(owner_game):
         reverse("game_new"),
         reverse("hand_edit", args=[game.pk, 1]),
         reverse("hand_remove", args=[game.pk, 1]),
-        reverse("player", args=[game.player_one_id]),
+        reverse("stats:player", args=[game.player_one_id]),
         reverse("login"),
     ):
         response = client.get(url)
@@ -312,8 +312,8 @@ def test_play_again_carries_players_rules_and_dealer(owner_game):
     new = Game.objects.latest("pk")
     assert response["Location"] == reverse("game", args=[new.pk])
     assert new.rules == game.rules and (new.player_one, new.player_two) == (game.player_one, game.player_two)
-    from scoring.engine import HandFacts, score_session
-    from scoring.rules import resolve_rules
+    from scoring.engine.rules import resolve_rules
+    from scoring.engine.score import HandFacts, score_session
 
     rules = resolve_rules(game.rules)
     facts = [
@@ -392,7 +392,7 @@ def test_home_lists_games_in_progress_first_and_player_page_lists_hands(owner_ga
     open_game = make_game(created_by=game.created_by)
     home = client.get(reverse("home")).content.decode()
     assert home.index(reverse("game", args=[open_game.pk])) < home.index(reverse("game", args=[game.pk]))
-    player_page = client.get(reverse("player", args=[game.player_one_id])).content.decode()
+    player_page = client.get(reverse("stats:player", args=[game.player_one_id])).content.decode()
     assert f"115 to {game.player_one.name}" in player_page
 
 

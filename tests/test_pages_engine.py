@@ -2,8 +2,8 @@
 
 import pytest
 
-from scoring.engine import HandFacts, dealer_after, running_totals, score_session
-from scoring.rules import resolve_rules
+from scoring.engine.rules import resolve_rules
+from scoring.engine.score import HandFacts, dealer_after, running_totals, score_session
 
 HANDS = [
     HandFacts("knock", "A", 5, 20),

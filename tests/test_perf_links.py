@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from scoring import league
+from scoring.league import services as league
 from tests.league_setup import make_club
 
 pytestmark = pytest.mark.django_db
@@ -15,7 +15,7 @@ def test_season_and_club_pages_link_to_the_wall_and_the_hand_history(client):
         club=cast.club, name="Spring", players=[cast.player_of(cast.player), cast.player_of(cast.rival), cast.guest]
     )
     season_page = client.get(reverse("league:season", args=[cast.club.slug, season.pk])).content.decode()
-    wall = reverse("stats:wall", args=[cast.club.slug, season.pk])
+    wall = reverse("league:wall", args=[cast.club.slug, season.pk])
     history = reverse("stats:club_hands", args=[cast.club.slug])
     assert f'href="{wall}"' in season_page
     assert f'href="{history}?season={season.pk}"' in season_page

@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from scoring import league, services
+from scoring import services
+from scoring.league import services as league
 from scoring.models import SeasonFormat
 from tests.league_setup import make_club, play
 
@@ -72,7 +73,7 @@ def test_a_dispute_shows_at_once(season_page, client):
 def test_confirming_and_disputing_tell_the_wall_screens(season_page, monkeypatch):
     cast, season, pat, quinn, _page = season_page
     told = []
-    monkeypatch.setattr(league.live, "notify_change", lambda *, game: told.append(game.pk))
+    monkeypatch.setattr(league, "notify_change", lambda *, game: told.append(game.pk))
     first = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.admin)
     second = league.open_game_start(season=season, player_one=quinn, player_two=cast.guest, started_by=cast.admin)
     play(first, pat)

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def private_game():
-    from scoring.league import open_game_start, season_create
+    from scoring.league.services import open_game_start, season_create
 
     owner = UserFactory(username="owner")
     club = club_create(name="Back Room", owner=owner, is_public=False)
@@ -35,7 +35,7 @@ def test_outsiders_see_no_trace_of_a_private_club_game(client, private_game, who
         client.force_login(UserFactory(username="outsider"))
     assert client.get(reverse("game", args=[game.pk])).status_code == 404
     assert game.player_one.name not in client.get(reverse("home")).content.decode()
-    page = client.get(reverse("player", args=[game.player_two.pk])).content.decode()
+    page = client.get(reverse("stats:player", args=[game.player_two.pk])).content.decode()
     assert f"/games/{game.pk}/" not in page
 
 

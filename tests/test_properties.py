@@ -5,10 +5,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import services
-from scoring.cards import RANK_NAMES, SUITS
-from scoring.engine import HandError, HandFacts, effective_knock_limit, score_session
+from scoring.engine.cards import RANK_NAMES, SUITS
+from scoring.engine.rules import PRESETS, resolve_rules
+from scoring.engine.score import HandError, HandFacts, effective_knock_limit, score_session
 from scoring.models import Hand
-from scoring.rules import PRESETS, resolve_rules
 from scoring.services import HandRefused
 from tests.factories import PlayerFactory
 
@@ -20,7 +20,7 @@ UPCARDS = [rank + suit for rank in RANK_NAMES for suit in SUITS]
 def valid_hand(draw, rules):
     """Facts that are legal for these rules (the game may still be over)."""
     upcard = draw(st.sampled_from(UPCARDS)) if rules.oklahoma else None
-    from scoring.cards import parse_card
+    from scoring.engine.cards import parse_card
 
     limit = effective_knock_limit(rules, parse_card(upcard) if upcard else None)
     endings = ["gin", "dead"] + (["knock"] * 3 if limit else []) + (["big_gin"] if rules.big_gin_allowed else [])

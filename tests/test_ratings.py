@@ -1,6 +1,6 @@
 import pytest
 
-from scoring.ratings import RatedGame, elo_ratings, expected_score
+from scoring.engine.ratings import RatedGame, elo_ratings, expected_score
 
 
 def test_first_game_between_newcomers_moves_16_points():

@@ -6,9 +6,10 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
-from scoring import league, services
+from scoring import services
+from scoring.league import services as league
 from scoring.models import Hand, SeasonFormat
-from scoring.stats import (
+from scoring.stats.selectors import (
     HeadToHead,
     PairFigures,
     club_ratings,

@@ -7,10 +7,10 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from players import clubs
-from scoring import league
+from scoring.engine.rules import resolve_rules
+from scoring.league import services as league
 from scoring.management.commands.seed_demo import random_game
 from scoring.models import Game, SeasonFormat
-from scoring.rules import resolve_rules
 from tests.league_setup import make_club, play
 
 pytestmark = pytest.mark.django_db
@@ -49,8 +49,8 @@ def test_fixed_query_counts(client, django_assert_num_queries, players, games):
     slug = cast.club.slug
     client.force_login(cast.player)  # signed in: membership checks cost their queries too
     pages = {
-        "wall": (reverse("stats:wall", args=[slug, season.pk]), {}, 12),
-        "wall_board": (reverse("stats:wall_board", args=[slug, season.pk]), {}, 12),
+        "wall": (reverse("league:wall", args=[slug, season.pk]), {}, 12),
+        "wall_board": (reverse("league:wall_board", args=[slug, season.pk]), {}, 12),
         "profile": (reverse("stats:profile", args=[player.pk]), {}, 11),
         "history": (reverse("stats:player_hands", args=[player.pk]), {"ending": "knock", "points_min": "5"}, 7),
         "club_history": (reverse("stats:club_hands", args=[slug]), {"season": season.pk}, 7),
@@ -68,7 +68,7 @@ def test_fixed_query_counts(client, django_assert_num_queries, players, games):
 
 def test_cached_standings_follow_a_confirmation(client):
     cast, season, player, in_play = club_of_size(3, 2, name="Cached")
-    url = reverse("stats:wall_board", args=[cast.club.slug, season.pk])
+    url = reverse("league:wall_board", args=[cast.club.slug, season.pk])
     client.get(url)
     play(in_play, in_play.player_one)
     before = client.get(url).content.decode()

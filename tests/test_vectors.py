@@ -7,9 +7,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from scoring.engine.record import evaluate
+from scoring.engine.rules import resolve_rules
 from scoring.models import Game, Hand
-from scoring.record import evaluate
-from scoring.rules import resolve_rules
 from tests.conftest import VECTOR_FILES, load_vector
 
 VALID = [path for path in VECTOR_FILES if "error" not in load_vector(path)["expect"]]

@@ -7,7 +7,9 @@ import pytest
 from django.test import AsyncClient
 from django.urls import reverse
 
-from scoring import league, live, services
+from scoring import changes, services
+from scoring.league import live
+from scoring.league import services as league
 from scoring.models import SeasonFormat
 from tests.league_setup import make_club, play
 
@@ -48,7 +50,7 @@ def test_public_wall_is_a_plain_page_with_a_reload_link(client):
     live_game = league.open_game_start(season=season, player_one=quinn, player_two=cast.guest, started_by=cast.owner)
     services.hand_record(game=live_game, ending="knock", by=quinn, knocker_deadwood=4, defender_deadwood=20)
 
-    url = reverse("stats:wall", args=[cast.club.slug, season.pk])
+    url = reverse("league:wall", args=[cast.club.slug, season.pk])
     response = client.get(url)
     assert response.status_code == 200
     text = response.content.decode()
@@ -66,7 +68,7 @@ def test_public_wall_is_a_plain_page_with_a_reload_link(client):
 def test_board_partial_is_only_the_board(client):
     cast = make_club(name="Board Gin")
     season = open_season(cast)
-    response = client.get(reverse("stats:wall_board", args=[cast.club.slug, season.pk]))
+    response = client.get(reverse("league:wall_board", args=[cast.club.slug, season.pk]))
     text = response.content.decode().strip()
     assert text.startswith('<div id="wall-board"') and text.endswith("</div>")
     assert response["Cache-Control"] == "no-store"
@@ -78,7 +80,7 @@ def test_private_wall_only_for_members(client):
     season = open_season(cast)
     urls = [
         reverse(name, args=[cast.club.slug, season.pk])
-        for name in ("stats:wall", "stats:wall_board", "stats:wall_events")
+        for name in ("league:wall", "league:wall_board", "league:wall_events")
     ]
     for url in urls[:2]:
         assert client.get(url).status_code == 404
@@ -94,7 +96,7 @@ def test_private_wall_only_for_members(client):
 def test_private_event_stream_refuses_outsiders():
     cast = make_club(name="Private Stream", is_public=False)
     season = open_season(cast)
-    url = reverse("stats:wall_events", args=[cast.club.slug, season.pk])
+    url = reverse("league:wall_events", args=[cast.club.slug, season.pk])
 
     async def status_for(user):
         client = AsyncClient()
@@ -112,17 +114,17 @@ def test_the_season_version_moves_with_every_saved_hand_and_confirmation():
     cast = make_club(name="Version Gin")
     season = open_season(cast)
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
-    seen = [live.season_version(season.pk)]
+    seen = [changes.season_version(season.pk)]
     game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
-    seen.append(live.season_version(season.pk))
+    seen.append(changes.season_version(season.pk))
     services.hand_record(game=game, ending="knock", by=pat, knocker_deadwood=4, defender_deadwood=20)
-    seen.append(live.season_version(season.pk))
+    seen.append(changes.season_version(season.pk))
     services.hand_remove_last(game=game)
-    seen.append(live.season_version(season.pk))
+    seen.append(changes.season_version(season.pk))
     play(game, pat)
-    seen.append(live.season_version(season.pk))
+    seen.append(changes.season_version(season.pk))
     league.game_confirm(game=game, confirmed_by=cast.owner)
-    seen.append(live.season_version(season.pk))
+    seen.append(changes.season_version(season.pk))
     assert len(set(seen)) == len(seen), seen
 
 
@@ -161,7 +163,7 @@ def test_change_stream_reports_a_hand_saved_elsewhere():
 
     events = run_async(watch())
     assert [kind for kind, _ in events] == ["ready", "change"]
-    assert events[1][1] == live.season_version(season.pk) != events[0][1]
+    assert events[1][1] == changes.season_version(season.pk) != events[0][1]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -180,7 +182,7 @@ def test_a_quiet_stream_sends_keepalives_and_ends():
 def test_events_view_streams_server_sent_events():
     cast = make_club(name="SSE Gin")
     season = open_season(cast)
-    url = reverse("stats:wall_events", args=[cast.club.slug, season.pk])
+    url = reverse("league:wall_events", args=[cast.club.slug, season.pk])
 
     async def first_chunks():
         response = await AsyncClient().get(url)
@@ -196,4 +198,4 @@ def test_events_view_streams_server_sent_events():
     assert response["Content-Type"] == "text/event-stream"
     assert response["Cache-Control"] == "no-cache"
     assert text.startswith("retry: 1000\n\n")
-    assert f"event: ready\ndata: {live.season_version(season.pk)}\n\n" in text
+    assert f"event: ready\ndata: {changes.season_version(season.pk)}\n\n" in text

@@ -7,8 +7,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
 from players.models import Club, Membership, Player, Role
+from scoring.engine.rules import PRESETS
 from scoring.models import Fixture, Game, LeagueStatus, Season, SeasonFormat
-from scoring.rules import PRESETS
 
 
 class StrictBooleanField(forms.Field):

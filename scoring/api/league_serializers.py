@@ -1,7 +1,7 @@
 """Serializers of the league endpoints (clubs, seasons, fixtures, standings).
 
 Thin like the rest of the API: they shape JSON and check types; players.clubs
-and scoring.league decide what is allowed, and scoring.standings ranks.
+and scoring.league.services decide what is allowed, and scoring.league.standings ranks.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from rest_framework import serializers
 from players.clubs import club_role
 from players.models import Club, Membership, Player
 from scoring.api.serializers import PlayerRefSerializer, RulesField
+from scoring.league.standings import RANKING_CRITERIA
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat
-from scoring.standings import RANKING_CRITERIA
 
 RANKING_HELP = "Ranking criteria in order, from: " + ", ".join(
     f"{key} ({label})" for key, label in RANKING_CRITERIA.items()

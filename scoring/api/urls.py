@@ -10,7 +10,8 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
-from scoring.api import league_views, views
+from scoring.api import games as views
+from scoring.api import league as league_views
 
 app_name = "api"
 

@@ -1,6 +1,6 @@
 """``{% hand_cards hand %}``: a stored hand's melds, lay-offs and deadwood as card faces.
 
-Worked out at render time by the pure solver (scoring.card_facts); hands
+Worked out at render time by the pure solver (scoring.engine.card_facts); hands
 without cards render nothing and cost nothing.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 from django import template
 from django.template.loader import render_to_string
 
-from scoring.card_facts import hand_display
+from scoring.engine.card_facts import hand_display
 
 register = template.Library()
 

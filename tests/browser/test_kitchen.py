@@ -1,7 +1,7 @@
 """Complete games played through the kitchen-table pages in Chromium.
 
 The final figures on the page are checked against the engine scoring the
-same facts (scoring.engine.score_session), never against numbers typed here.
+same facts (scoring.engine.score.score_session), never against numbers typed here.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from playwright.sync_api import expect
 
 from players.models import Player
-from scoring.engine import HandFacts, dealer_after, score_session
+from scoring.engine.rules import resolve_rules
+from scoring.engine.score import HandFacts, dealer_after, score_session
 from scoring.models import Game, Hand
-from scoring.rules import resolve_rules
 from tests.browser.conftest import LAPTOP, login, screenshot
 from tests.factories import UserFactory
 

@@ -26,7 +26,7 @@ from django.db import connection
 from playwright.sync_api import expect
 
 from players import clubs
-from scoring import league
+from scoring.league import services as league
 from scoring.models import Game, SeasonFormat
 from tests.browser.conftest import LAPTOP, login, screenshot
 from tests.browser.test_kitchen import enter_hand, save_hand

@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from scoring.engine.record import RecordError, parse_record
 from scoring.management.commands.scoresheet import load_record
-from scoring.record import RecordError, parse_record
 from scoring.services import game_import
 
 

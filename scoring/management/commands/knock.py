@@ -6,8 +6,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.cards import CardError
-from scoring.melds import format_knock, knock_data, resolve_knock
+from scoring.engine.cards import CardError
+from scoring.engine.melds import format_knock, knock_data, resolve_knock
 
 
 def split_cards(value: str) -> list[str]:

@@ -6,8 +6,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.cards import CardError
-from scoring.melds import (
+from scoring.engine.cards import CardError
+from scoring.engine.melds import (
     arrangement_data,
     best_arrangement,
     best_discard,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.record import RecordError, expect_of, parse_record, score_record
+from scoring.engine.record import RecordError, expect_of, parse_record, score_record
 
 
 def load_record(path: str):

@@ -20,10 +20,10 @@ from django.db import transaction
 
 from players import clubs
 from players.models import Club, Membership, Player, Role
-from scoring import league
-from scoring.engine import HandFacts, score_session
+from scoring.engine.rules import resolve_rules
+from scoring.engine.score import HandFacts, score_session
+from scoring.league import services as league
 from scoring.models import Fixture, Game, LeagueStatus, SeasonFormat
-from scoring.rules import resolve_rules
 
 FIRST_NAMES = [
     "Ada", "Bea", "Cal", "Dot", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kit", "Lou", "Max", "Nell", "Otto",

@@ -51,7 +51,7 @@ def standings_rows(standings) -> Iterator[list]:
 
 
 def hand_rows(hands: QuerySet[Hand]) -> Iterator[list]:
-    """One CSV row per hand (``hands`` from ``scoring.history.hand_history``), read in chunks."""
+    """One CSV row per hand (``hands`` from ``scoring.stats.history.hand_history``), read in chunks."""
     for hand in hands.iterator(chunk_size=CHUNK):
         game = hand.game
         yield [

@@ -1,5 +1,5 @@
 """Ratings and hand history: read-only, through the same selectors as the profile and history pages
-(scoring.stats, scoring.history), which show private clubs' games only to their members."""
+(scoring.stats.selectors, scoring.stats.history), which show private clubs' games only to their members."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.response import Response
 
 from players.models import Player
-from scoring.history import PAGE_SIZE, HandFilterForm, hand_history, page_of
 from scoring.models import Result
-from scoring.stats import cached_club_ratings, player_ratings
+from scoring.stats.history import PAGE_SIZE, HandFilterForm, hand_history, page_of
+from scoring.stats.selectors import cached_club_ratings, player_ratings
 
 HISTORY_FILTERS = ["opponent", "season", "ending", "date_from", "date_to", "points_min", "points_max"]
 MAX_HISTORY_PAGE_SIZE = 200

@@ -1,4 +1,4 @@
-"""League play: seasons, fixtures, starting games, confirmation, disputes, the audit trail.
+"""League writes: seasons, fixtures, starting games, confirmation and disputes.
 
 Like scoring/services.py, every write is a small function with keyword-only
 arguments that runs in one transaction. Games are created and scored by the
@@ -16,124 +16,15 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from players.clubs import club_role, player_of
-from players.models import MANAGER_ROLES, Club, Membership, Player
-from scoring import live, services
-from scoring.engine import HandError, HandFacts, score_session
+from players.models import Club, Membership, Player
+from scoring import services
+from scoring.audit import audit_record
+from scoring.changes import notify_change
+from scoring.engine.round_robin import round_robin
+from scoring.engine.rules import RuleError, resolve_rules
+from scoring.engine.score import HandError, HandFacts, score_session
+from scoring.league.standings import DEFAULT_RANKING, RANKING_CRITERIA
 from scoring.models import FactChange, Fixture, Game, Hand, LeagueStatus, Season, SeasonFormat
-from scoring.rules import RuleError, resolve_rules
-from scoring.standings import DEFAULT_RANKING, RANKING_CRITERIA
-
-# --- round robin (pure) ------------------------------------------------------------------------------
-
-
-def round_robin(players: Sequence[Any], *, double: bool = False) -> list[list[tuple[Any, Any]]]:
-    """Rounds of (home, away) pairs by the circle method.
-
-    Every pair meets once (twice with ``double``, home and away swapped in the
-    second half) and nobody plays twice in a round; with an odd number of
-    players one sits out each round.
-    """
-    entrants: list[Any] = list(players)
-    if len(set(entrants)) != len(entrants):
-        raise ValueError("a player is listed twice")
-    if len(entrants) < 2:
-        return []
-    bye = object()
-    if len(entrants) % 2:
-        entrants.append(bye)
-    count = len(entrants)
-    rounds: list[list[tuple[Any, Any]]] = []
-    circle = entrants[:]
-    for number in range(count - 1):
-        pairs = []
-        for i in range(count // 2):
-            home, away = circle[i], circle[count - 1 - i]
-            if i == 0 and number % 2:  # the fixed player alternates home and away
-                home, away = away, home
-            if home is not bye and away is not bye:
-                pairs.append((home, away))
-        rounds.append(pairs)
-        circle = [circle[0], circle[-1], *circle[1:-1]]  # rotate all but the first
-    if double:
-        rounds += [[(away, home) for home, away in pairs] for pairs in rounds]
-    return rounds
-
-
-# --- who may do what ---------------------------------------------------------------------------------
-
-
-def club_of_game(game: Game) -> Club | None:
-    if game.season_id is None:
-        return None
-    return Club.objects.filter(seasons=game.season_id).first()
-
-
-def can_correct_game(user, game: Game) -> bool:
-    """A confirmed (or disputed) league game: only its club's owner and admins."""
-    club = club_of_game(game)
-    return club is not None and club_role(user, club) in MANAGER_ROLES
-
-
-def _user_player_id(user) -> int | None:
-    player = player_of(user)
-    return player.pk if player else None
-
-
-def can_start_fixture(user, fixture: Fixture, club: Club) -> bool:
-    """Either player of the fixture, or a club admin (for guests without a phone)."""
-    if club_role(user, club) in MANAGER_ROLES:
-        return True
-    return _user_player_id(user) in (fixture.home_id, fixture.away_id) and club_role(user, club) is not None
-
-
-def can_start_open_game(user, season: Season) -> bool:
-    return club_role(user, season.club) is not None
-
-
-def _is_opponent(user, game: Game) -> bool:
-    """``user`` plays in ``game`` and is not the one who started it."""
-    player_id = _user_player_id(user)
-    if player_id is None or player_id not in (game.player_one_id, game.player_two_id):
-        return False
-    return game.created_by_id != user.pk
-
-
-def can_confirm(user, game: Game, club: Club) -> bool:
-    """The other player confirms an over, provisional game; an admin may confirm any over game."""
-    if game.season_id is None or not game.over or game.league_status == LeagueStatus.CONFIRMED:
-        return False
-    if club_role(user, club) in MANAGER_ROLES:
-        return True
-    return game.league_status == LeagueStatus.PLAYING and _is_opponent(user, game)
-
-
-def may_confirm(user, game: Game, club: Club) -> bool:
-    """Whether ``user`` is someone who confirms this result at all (its state aside):
-    a club admin, or the other player while the result is not disputed."""
-    if club_role(user, club) in MANAGER_ROLES:
-        return True
-    return (
-        _is_opponent(user, game)
-        and club_role(user, club) is not None
-        and game.league_status != LeagueStatus.DISPUTED
-    )
-
-
-def may_dispute(user, game: Game, club: Club) -> bool:
-    """Whether ``user`` is someone who disputes this result at all: the other player, a member."""
-    return _is_opponent(user, game) and club_role(user, club) is not None
-
-
-def can_dispute(user, game: Game, club: Club) -> bool:
-    return (
-        game.season_id is not None
-        and game.over
-        and game.league_status == LeagueStatus.PLAYING
-        and club_role(user, club) is not None
-        and _is_opponent(user, game)
-    )
-
 
 # --- seasons -----------------------------------------------------------------------------------------
 
@@ -354,7 +245,7 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
         locked.confirmed_by = confirmed_by
         locked.confirmed_at = timezone.now()
         locked.save(update_fields=["league_status", "confirmed_by", "confirmed_at"])
-        live.notify_change(game=locked)  # wall screens hear of it when this transaction commits
+        notify_change(game=locked)  # wall screens hear of it when this transaction commits
         audit_record(
             game=locked,
             actor=confirmed_by,
@@ -383,7 +274,7 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
             raise ValidationError({"game": "Only a provisional league result can be disputed."})
         locked.league_status = LeagueStatus.DISPUTED
         locked.save(update_fields=["league_status"])
-        live.notify_change(game=locked)
+        notify_change(game=locked)
         audit_record(
             game=locked,
             actor=disputed_by,
@@ -404,88 +295,3 @@ def _result_words(game: Game) -> str:
         return "level"
     winner = Player.objects.only("name").get(pk=game.winner_id)
     return f"{winner.name} won by {game.margin}"
-
-
-# --- audit trail -------------------------------------------------------------------------------------
-
-FACT_LABELS = {
-    "ending": "ending",
-    "by": "went out",
-    "knocker_deadwood": "knocker's deadwood",
-    "defender_deadwood": "defender's deadwood",
-    "upcard": "upcard",
-}
-
-
-def hand_fact_words(hand, names: dict[int, str]) -> dict[str, str]:
-    """A hand's facts as words, one entry per fact field."""
-    return {
-        "ending": hand.get_ending_display() if hasattr(hand, "get_ending_display") else str(hand.ending),
-        "by": names.get(hand.by_id, "") if hand.by_id else "",
-        "knocker_deadwood": "" if hand.knocker_deadwood is None else str(hand.knocker_deadwood),
-        "defender_deadwood": "" if hand.defender_deadwood is None else str(hand.defender_deadwood),
-        "upcard": hand.upcard or "",
-    }
-
-
-def hand_summary(words: dict[str, str]) -> str:
-    parts = [words["ending"]]
-    if words["by"]:
-        parts.append(f"by {words['by']}")
-    if words["knocker_deadwood"]:
-        parts.append(f"deadwood {words['knocker_deadwood']}")
-    if words["defender_deadwood"]:
-        parts.append(f"against {words['defender_deadwood']}")
-    if words["upcard"]:
-        parts.append(f"upcard {words['upcard']}")
-    return " ".join(parts)
-
-
-def audit_record(
-    *,
-    game: Game,
-    actor,
-    action: str,
-    what: str = "",
-    before: str = "",
-    after: str = "",
-    hand_number: int | None = None,
-    comment: str = "",
-) -> FactChange:
-    """Keep one entry of the game's audit trail (call inside the change's transaction)."""
-    return FactChange.objects.create(
-        game=game,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
-        action=action,
-        hand_number=hand_number,
-        what=what[:100],
-        before=before[:200],
-        after=after[:200],
-        comment=comment,
-    )
-
-
-def audit_hand_edit(*, game: Game, number: int, before: dict[str, str], after: dict[str, str], actor, comment=""):
-    """One entry per fact that changed."""
-    FactChange.objects.bulk_create(
-        FactChange(
-            game=game,
-            actor=actor if getattr(actor, "is_authenticated", False) else None,
-            action=FactChange.Action.HAND_EDITED,
-            hand_number=number,
-            what=f"Hand {number} {FACT_LABELS[field]}",
-            before=before[field] or "\u2014",
-            after=after[field] or "\u2014",
-            comment=comment,
-        )
-        for field in FACT_LABELS
-        if before[field] != after[field]
-    )
-
-
-def game_names(game: Game) -> dict[int, str]:
-    return {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
-
-
-def game_audit_trail(game: Game):
-    return FactChange.objects.filter(game=game).select_related("actor").order_by("at", "pk")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.card_facts import CardFactError, check_facts
-from scoring.engine import HAND_FIELDS, HandError, HandFacts, SessionResult, score_session
-from scoring.rules import RuleError, RuleSet, resolve_rules
+from scoring.engine.card_facts import CardFactError, check_facts
+from scoring.engine.rules import RuleError, RuleSet, resolve_rules
+from scoring.engine.score import HAND_FIELDS, HandError, HandFacts, SessionResult, score_session
 
 # Facts a hand may carry in a record; ``cards`` holds the dealt cards when entered.
 RECORD_HAND_FIELDS = (*HAND_FIELDS, "cards")
@@ -121,7 +121,7 @@ def score_record(record: GameRecord) -> SessionResult:
 
 
 def check_record_cards(record: GameRecord, *, before: int | None = None) -> None:
-    """Refuse the first hand whose ``cards`` are malformed or disagree with its facts (scoring.card_facts)."""
+    """Refuse the first hand whose ``cards`` are malformed or disagree with its facts (scoring.engine.card_facts)."""
     for number, (facts, cards) in enumerate(zip(record.hands, record.cards, strict=True), start=1):
         if before is not None and number >= before:
             return

@@ -29,9 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS, CardError, card_name, card_rank, card_suit, parse_card
-from scoring.engine import effective_knock_limit
-from scoring.melds import (
+from scoring.engine.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS, CardError, card_name, card_rank, card_suit, parse_card
+from scoring.engine.melds import (
     Arrangement,
     KnockResolution,
     best_arrangement,
@@ -39,7 +38,8 @@ from scoring.melds import (
     mask_cards,
     resolve_knock,
 )
-from scoring.rules import RuleSet
+from scoring.engine.rules import RuleSet
+from scoring.engine.score import effective_knock_limit
 
 __all__ = [
     "ALL_CARDS",

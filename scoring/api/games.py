@@ -29,15 +29,16 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from players.models import Club, Player
 from players.services import player_get_or_create
 from players.tokens import token_create, token_revoke
-from scoring import league, selectors, services
+from scoring import audit, permissions, selectors, services
 from scoring.api import league_serializers as ls
 from scoring.api import serializers as s
-from scoring.api import stats_views
+from scoring.api import stats as stats_views
 from scoring.api.filters import GameFilter, PlayerFilter
 from scoring.api.idempotency import HEADER, MAX_KEY_LENGTH, idempotent, key_problem
 from scoring.api.permissions import CanEditGame, can_delete_game, can_view_game, visible_game_q
+from scoring.engine.record import RecordError, parse_record
+from scoring.league import services as league
 from scoring.models import Game, Hand, Season
-from scoring.record import RecordError, parse_record
 
 # ---------------------------------------------------------------------------
 # Errors
@@ -382,7 +383,8 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
     def confirm(self, request, pk=None):
         game, club = _league_game_or_404(pk, request.user)
         # Someone who confirms, but not now: the service names why (not over yet, already confirmed).
-        if not league.can_confirm(request.user, game, club) and not league.may_confirm(request.user, game, club):
+        user = request.user
+        if not permissions.can_confirm(user, game, club) and not permissions.may_confirm(user, game, club):
             raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
 
         def perform():
@@ -404,8 +406,8 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def dispute(self, request, pk=None):
         game, club = _league_game_or_404(pk, request.user)
-        if not league.can_dispute(request.user, game, club):
-            if not league.may_dispute(request.user, game, club):
+        if not permissions.can_dispute(request.user, game, club):
+            if not permissions.may_dispute(request.user, game, club):
                 raise PermissionDenied("Only the other player disputes a provisional result.")
             if not game.over:
                 raise DjangoValidationError({"game": "The game is not over yet; a result is disputed when it is."})
@@ -426,7 +428,7 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
     @action(detail=True, methods=["get"], filterset_class=None, serializer_class=ls.FactChangeSerializer)
     def audit(self, request, pk=None):
         game, _club = _league_game_or_404(pk, request.user)
-        page = self.paginate_queryset(league.game_audit_trail(game))
+        page = self.paginate_queryset(audit.game_audit_trail(game))
         return self.get_paginated_response(ls.FactChangeSerializer(page, many=True).data)
 
 

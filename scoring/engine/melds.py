@@ -3,7 +3,7 @@
 Pure Python, standard library only (no Django).
 
 Cards are ints 0..51 (``suit_index * 13 + rank - 1``, suits S H D C, see
-``scoring.cards``); every public function also accepts card text ("10H").
+``scoring.engine.cards``); every public function also accepts card text ("10H").
 
 How it is fast
 --------------
@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scoring.cards import CardError, card_name, card_rank, card_value, parse_card
+from scoring.engine.cards import CardError, card_name, card_rank, card_value, parse_card
 
 __all__ = [
     "MAX_CARDS",

@@ -1,7 +1,7 @@
 """Player profiles, hand history, a game's progress chart, and the CSV/JSON exports.
 
-Thin views: the figures come from scoring.stats and scoring.history
-(selectors with a fixed number of queries), the charts from scoring.charts.
+Thin views: the figures come from scoring.stats.selectors and scoring.stats.history
+(selectors with a fixed number of queries), the charts from scoring.engine.charts.
 Private clubs' games and hands are only shown to their members.
 """
 
@@ -14,13 +14,21 @@ from django.utils.text import slugify
 
 from players import clubs
 from players.models import Club, Player
-from scoring import exports
-from scoring.charts import Series, line_chart
-from scoring.history import HandFilterForm, hand_history, page_of
+from scoring.engine.charts import Series, line_chart
+from scoring.league.standings import season_standings
+from scoring.league.wall import visible_season
 from scoring.models import Game
-from scoring.standings import season_standings
-from scoring.stats import game_progress, games_of, player_ratings, player_stats, recent_games, visible_games
-from scoring.wall_views import visible_season
+from scoring.selectors import game_list, hands_for_player
+from scoring.stats import exports
+from scoring.stats.history import HandFilterForm, hand_history, page_of
+from scoring.stats.selectors import (
+    game_progress,
+    games_of,
+    player_ratings,
+    player_stats,
+    recent_games,
+    visible_games,
+)
 
 
 def _visible_club(request, slug: str) -> Club:
@@ -163,3 +171,10 @@ def player_games_json(request, pk: int):
     player = get_object_or_404(Player, pk=pk)
     games = visible_games(request.user).filter(games_of(player.pk))
     return _json(exports.game_records_json(games), f"{slugify(player.name)}-games.json")
+
+
+def player_detail(request, pk: int):
+    player = get_object_or_404(Player, pk=pk)
+    games = list(game_list(player=player, viewer=request.user)[:100])
+    hands = list(hands_for_player(player=player, viewer=request.user, limit=100))
+    return render(request, "players/player_detail.html", {"player": player, "games": games, "hands": hands})

@@ -2,7 +2,7 @@
 
 ``wall`` renders the page (it works without JavaScript: a plain page with a
 Reload link); ``wall_board`` renders its board partial; ``wall_events`` is an
-async Server-Sent Events stream (``scoring.live.season_changes``) that
+async Server-Sent Events stream (``scoring.league.live.season_changes``) that
 static/js/wall.js listens to, re-fetching the board on every change.
 A private club's wall is only for its members (404 to anyone else).
 """
@@ -14,10 +14,9 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from players import clubs
-from scoring import live
+from scoring.league import live
+from scoring.league.standings import RANKING_CRITERIA, season_wall
 from scoring.models import Season
-from scoring.standings import RANKING_CRITERIA
-from scoring.stats import season_wall
 
 WALL_ROWS = 20
 

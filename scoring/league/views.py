@@ -17,8 +17,10 @@ from django.views.decorators.http import require_POST
 
 from players import clubs
 from players.models import Club, Invitation, Membership, Player
-from scoring import league
-from scoring.league_forms import (
+from scoring import audit, permissions
+from scoring.engine.rules import resolve_rules
+from scoring.league import services as league
+from scoring.league.forms import (
     ClubForm,
     ConfirmForm,
     DisputeForm,
@@ -29,10 +31,8 @@ from scoring.league_forms import (
     RoleForm,
     SeasonForm,
 )
+from scoring.league.standings import RANKING_CRITERIA, current_standings
 from scoring.models import Fixture, Game, Season, SeasonFormat
-from scoring.rules import resolve_rules
-from scoring.standings import RANKING_CRITERIA
-from scoring.stats import current_standings
 
 
 def _error_text(error: ValidationError) -> str:
@@ -316,7 +316,7 @@ def fixture_start(request, slug, pk, fixture_pk):
         return response
     club, season = _season(request, slug, pk)
     fixture = get_object_or_404(Fixture.objects.select_related("home", "away"), pk=fixture_pk, season=season)
-    if not league.can_start_fixture(request.user, fixture, club):
+    if not permissions.can_start_fixture(request.user, fixture, club):
         raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
     dealer = {str(fixture.home_id): fixture.home, str(fixture.away_id): fixture.away}.get(
         request.POST.get("first_dealer", "")
@@ -337,7 +337,7 @@ def open_game_start(request, slug, pk):
     if (response := _login_first(request)) is not None:
         return response
     club, season = _season(request, slug, pk)
-    if not league.can_start_open_game(request.user, season):
+    if not permissions.can_start_open_game(request.user, season):
         raise PermissionDenied("Only the club's members record games.")
     form = OpenGameForm(request.POST, entrants=season.players.all())
     if form.is_valid():
@@ -378,9 +378,9 @@ def _game_context(request, game, club, **extra):
         "game": game,
         "club": club,
         "season": game.season,
-        "trail": league.game_audit_trail(game),
-        "can_confirm": league.can_confirm(request.user, game, club),
-        "can_dispute": league.can_dispute(request.user, game, club),
+        "trail": audit.game_audit_trail(game),
+        "can_confirm": permissions.can_confirm(request.user, game, club),
+        "can_dispute": permissions.can_dispute(request.user, game, club),
         "manager": clubs.can_manage_club(request.user, club),
         "confirm_form": extra.pop("confirm_form", ConfirmForm()),
         "dispute_form": extra.pop("dispute_form", DisputeForm()),
@@ -398,7 +398,7 @@ def game_confirm(request, pk):
     if (response := _login_first(request)) is not None:
         return response
     game, club = _league_game(request, pk)
-    if not league.can_confirm(request.user, game, club):
+    if not permissions.can_confirm(request.user, game, club):
         raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
     form = ConfirmForm(request.POST)
     if form.is_valid():
@@ -419,7 +419,7 @@ def game_dispute(request, pk):
     if (response := _login_first(request)) is not None:
         return response
     game, club = _league_game(request, pk)
-    if not league.can_dispute(request.user, game, club):
+    if not permissions.can_dispute(request.user, game, club):
         raise PermissionDenied("Only the other player disputes a provisional result.")
     form = DisputeForm(request.POST)
     if form.is_valid():

@@ -18,7 +18,7 @@ from django.utils.html import format_html, format_html_join
 
 from players.models import Club, Player
 from scoring.models import Hand, Result, Season
-from scoring.stats import games_of, member_club_ids, visible_games
+from scoring.stats.selectors import games_of, member_club_ids, visible_games
 
 PAGE_SIZE = 50
 

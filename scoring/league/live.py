@@ -1,14 +1,7 @@
-"""Live updates for wall screens: who changed what, across every server process.
+"""Live updates for wall screens: the streams that hear of every change, across server processes.
 
-Writers call ``notify_change`` (from ``scoring.services.game_recompute`` and
-``scoring.league.game_confirm``/``game_dispute``) inside
-their transaction. On PostgreSQL that is ``pg_notify('ginleague_changes',
-'season:<id>')`` (or ``'game:<id>'`` for a friendly game), delivered to every
-listening connection of every process when the transaction commits, and not
-at all if it rolls back.
-
-Readers (the wall screen's Server-Sent Events stream) iterate
-``season_changes``: on PostgreSQL a psycopg 3 AsyncConnection LISTENs on the
+Writers announce changes through ``scoring.changes.notify_change``. Readers (the wall
+screen's Server-Sent Events stream) iterate ``season_changes``: on PostgreSQL a psycopg 3 AsyncConnection LISTENs on the
 channel; on SQLite (no notifications) the stream polls the season's cheap
 "version" (count and latest change time of its games, from one indexed
 aggregate) every half second. Both are cross-process: no in-process signals.
@@ -17,71 +10,18 @@ aggregate) every half second. Both are cross-process: no in-process signals.
 from __future__ import annotations
 
 import asyncio
-import datetime
 from collections.abc import AsyncIterator
 
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connections
-from django.db.models import Count, Max
 
-CHANNEL = "ginleague_changes"
+from scoring.changes import CHANNEL, change_payload, season_version, version_sql, version_text
+
 POLL_SECONDS = 0.5  # SQLite: how often the stream looks at the season's version
 FALLBACK_SECONDS = 1.0  # PostgreSQL: look anyway this often (a safety net for a write that sent no notification)
 KEEPALIVE_SECONDS = 15.0  # a comment line this often keeps proxies from closing a quiet stream
 STREAM_SECONDS = 300.0  # the server ends a stream after this long; the browser reconnects
 
-
-def change_payload(*, season_id: int | None, game_id: int) -> str:
-    return f"season:{season_id}" if season_id else f"game:{game_id}"
-
-
-def notify_change(*, game) -> None:
-    """Tell every wall screen that ``game`` changed (delivered when the caller's transaction commits).
-
-    On SQLite nothing is sent: the game's ``updated_at``, which the caller's
-    save bumps, is what the polling streams see.
-    """
-    connection = connections["default"]
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change_payload(season_id=game.season_id, game_id=game.pk)])
-
-
-# --- the season's version: changes whenever any of its games does ------------------------------------
-
-
-def _stamp(value: datetime.datetime | None) -> int:
-    return int(value.timestamp() * 1_000_000) if value else 0
-
-
-def version_text(count: int, updated: datetime.datetime | None, confirmed: datetime.datetime | None) -> str:
-    return f"{count}.{_stamp(updated)}.{_stamp(confirmed)}"
-
-
-def season_version(season_id: int) -> str:
-    """A short text that changes whenever a game of the season is added, changed, confirmed or removed.
-
-    One aggregate over an index on (season, updated_at, confirmed_at).
-    """
-    from scoring.models import Game
-
-    figures = (
-        Game.objects.filter(season_id=season_id)
-        .order_by()
-        .aggregate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
-    )
-    return version_text(figures["count"], figures["updated"], figures["confirmed"])
-
-
-def _version_sql() -> str:
-    from scoring.models import Game
-
-    table = Game._meta.db_table
-    return f"SELECT count(*), max(updated_at), max(confirmed_at) FROM {table} WHERE season_id = %s"  # noqa: S608
-
-
-# --- the streams -------------------------------------------------------------------------------------
 
 
 async def season_changes(
@@ -115,7 +55,7 @@ async def _listen_postgresql(season_id: int, *, seconds: float, keepalive: float
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     wanted = change_payload(season_id=season_id, game_id=0)
-    sql = _version_sql()
+    sql = version_sql()
 
     async def version(conn) -> str:
         cursor = await conn.execute(sql, [season_id])

@@ -1,7 +1,7 @@
 """League endpoints: clubs, members, seasons, fixtures, standings.
 
 The same rules as the club pages (scoring/league_views.py) through the same
-services (players.clubs, scoring.league) and selectors (scoring.standings):
+services (players.clubs, scoring.league.services) and selectors (scoring.league.standings):
 a private club and everything in it is a 404 to anyone who is not a member;
 a member without the right role gets a 403; anonymous callers read public
 clubs only. Refusals are problems, ``{"field", "message", "hand"}``.
@@ -20,14 +20,11 @@ from rest_framework.response import Response
 
 from players import clubs
 from players.models import Club, Membership
-from scoring import league
+from scoring import permissions
 from scoring.api import league_serializers as ls
-from scoring.api import stats_views
+from scoring.api import stats as stats_views
 from scoring.api.filters import ClubFilter, FixtureFilter, MemberFilter, SeasonFilter
-from scoring.api.idempotency import idempotent
-from scoring.api.permissions import visible_club_q
-from scoring.api.serializers import GameDetailSerializer
-from scoring.api.views import (
+from scoring.api.games import (
     IDEMPOTENCY_KEY,
     LIST_ERRORS,
     READ_ERRORS,
@@ -36,8 +33,12 @@ from scoring.api.views import (
     Pages,
     game_detail_data,
 )
+from scoring.api.idempotency import idempotent
+from scoring.api.permissions import visible_club_q
+from scoring.api.serializers import GameDetailSerializer
+from scoring.league import services as league
+from scoring.league.standings import RANKING_CRITERIA, season_standings
 from scoring.models import Fixture, Season
-from scoring.standings import RANKING_CRITERIA, season_standings
 
 MANAGERS_ONLY = "Only the club's owner and admins may do this."
 
@@ -289,7 +290,7 @@ class SeasonViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin,
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def games(self, request, pk=None):
         season = self.get_object()
-        if not league.can_start_open_game(request.user, season):
+        if not permissions.can_start_open_game(request.user, season):
             raise PermissionDenied("Only the club's members record games.")
 
         def perform():
@@ -351,7 +352,7 @@ class FixtureViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def start(self, request, pk=None):
         fixture = self.get_object()
-        if not league.can_start_fixture(request.user, fixture, fixture.season.club):
+        if not permissions.can_start_fixture(request.user, fixture, fixture.season.club):
             raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
 
         def perform():

@@ -1,8 +1,8 @@
-"""Club and league pages, included at "clubs/"."""
+"""Club and league pages and wall screens, included at "clubs/"."""
 
 from django.urls import path
 
-from scoring import league_views as views
+from scoring.league import views, wall
 
 app_name = "league"
 
@@ -18,6 +18,9 @@ urlpatterns = [
     path("<slug:slug>/invitations/", views.invitation_create, name="invitation_create"),
     path("<slug:slug>/seasons/new/", views.season_new, name="season_new"),
     path("<slug:slug>/seasons/<int:pk>/", views.season_detail, name="season"),
+    path("<slug:slug>/seasons/<int:pk>/wall/", wall.wall, name="wall"),
+    path("<slug:slug>/seasons/<int:pk>/wall/board/", wall.wall_board, name="wall_board"),
+    path("<slug:slug>/seasons/<int:pk>/wall/events/", wall.wall_events, name="wall_events"),
     path("<slug:slug>/seasons/<int:pk>/ranking/", views.season_ranking, name="season_ranking"),
     path("<slug:slug>/seasons/<int:pk>/games/", views.open_game_start, name="open_game_start"),
     path(

@@ -9,12 +9,16 @@ season's ranking criteria and tie-breakers and touches no database.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.core.cache import cache
+from django.db.models import Count, Max, Prefetch, Q, Sum
 
-from scoring.stats import pair_totals
+from scoring import changes
+from scoring.models import Game, GameScore, Hand, LeagueStatus
+from scoring.selectors import pair_totals
 
 RANKING_CRITERIA = {
     "wins": "Games won",
@@ -163,8 +167,6 @@ def rank(rows: Sequence[Row], criteria: Sequence[str], pairs: Sequence[PairResul
 
 def _counted(season_id: int):
     """Games that count: the season's confirmed games that are over."""
-    from scoring.models import Game, LeagueStatus
-
     return Game.objects.filter(season_id=season_id, league_status=LeagueStatus.CONFIRMED, over=True)
 
 
@@ -174,8 +176,6 @@ def season_standings(season) -> Standings:
     Five queries whatever the number of players or games: entrants, results
     by pair, hands won by player, undercuts received by player, provisional games.
     """
-    from scoring.models import Hand
-
     rows = {
         player_id: Row(player_id=player_id, name=name)
         for player_id, name in season.players.order_by().values_list("pk", "name")
@@ -226,11 +226,77 @@ def season_standings(season) -> Standings:
 
 def provisional_games(season) -> list:
     """The season's finished games not (yet) confirmed: awaiting confirmation or disputed (one query)."""
-    from scoring.models import Game, LeagueStatus
-
     return list(
         Game.objects.filter(season_id=season.pk)
         .filter(Q(over=True) & ~Q(league_status=LeagueStatus.CONFIRMED))
         .select_related("player_one", "player_two", "winner", "fixture")
         .order_by("-finished_at", "-pk")
     )
+
+
+# --- cached standings and the wall screen's board ---------------------------------------------------
+
+
+
+@dataclass
+class WallBoard:
+    version: str
+    standings: object  # scoring.league.standings.Standings
+    playing: list  # Game with scores prefetched, in play now
+    recent: list  # Game, the latest finished
+
+
+def season_wall(season, *, playing_limit: int = 12, recent_limit: int = 8) -> WallBoard:
+    """What the wall screen shows, in a fixed number of queries (the version first, so a change
+    made while the rest is read is seen again by the screen)."""
+    version = changes.season_version(season.pk)
+    standings = cached_standings(season)
+    playing = list(
+        Game.objects.filter(season=season, over=False)
+        .select_related("player_one", "player_two")
+        .prefetch_related(Prefetch("scores", queryset=GameScore.objects.order_by("number")))
+        .order_by("-updated_at", "-pk")[:playing_limit]
+    )
+    recent = list(
+        Game.objects.filter(season=season, over=True)
+        .select_related("player_one", "player_two", "winner")
+        .order_by("-finished_at", "-pk")[:recent_limit]
+    )
+    return WallBoard(version=version, standings=standings, playing=playing, recent=recent)
+
+
+def confirmed_version(season) -> str:
+    """Changes whenever a confirmed result of the season changes (or the season's entrants or ranking do)."""
+
+    figures = (
+        Game.objects.filter(season_id=season.pk, league_status=LeagueStatus.CONFIRMED)
+        .order_by()
+        .aggregate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+    )
+    players = season.players.order_by().aggregate(count=Count("pk"), ids=Sum("pk"))
+    entrants = f"{players['count']}.{players['ids'] or 0}"  # one player taken off and another put on: moves
+    ranking = ",".join(season.ranking or [])
+    return f"{changes.version_text(figures['count'], figures['updated'], figures['confirmed'])}.{entrants}.{ranking}"
+
+
+def cached_standings(season):
+    """``season_standings``, computed once per change of the confirmed results (per server process).
+
+    The standings count confirmed results only, so hands saved in games still
+    in play (most changes on a club night) do not recompute them. The
+    ``provisional`` list is as of the computation (the wall does not show it).
+    """
+    born = changes.version_text(0, season.created_at, None)  # a season id the database re-used is another season
+    key = f"ginleague:standings:{season.pk}:{born}:{confirmed_version(season)}"
+    standings = cache.get(key)
+    if standings is None:
+        standings = season_standings(season)
+        cache.set(key, standings, 24 * 3600)
+    return standings
+
+
+def current_standings(season):
+    """The standings as the season page shows them: the confirmed figures from ``cached_standings``
+    (two queries when cached) and the provisional results read now (one more query), so a game
+    finishing or being disputed shows at once without recomputing the standings."""
+    return dataclasses.replace(cached_standings(season), provisional=provisional_games(season))

@@ -15,12 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import Avg, Case, Count, F, IntegerField, Max, Q, QuerySet, Sum, Value, When
+from django.db.models import Avg, Count, Max, Q, QuerySet
 
 from players.models import Club, Membership, Player
+from scoring import changes
+from scoring.engine.ratings import RatedGame, Ratings, elo_ratings
+from scoring.engine.rules import resolve_rules
 from scoring.models import Game, Hand, LeagueStatus
 from scoring.permissions import member_club_ids, visible_game_q
-from scoring.ratings import RatedGame, Ratings, elo_ratings
+from scoring.selectors import pair_totals
 
 # --- who may see what --------------------------------------------------------------------------------
 
@@ -151,28 +154,6 @@ class PlayerStats:
         return nemesis(self.head_to_head)
 
 
-def pair_totals(games: QuerySet[Game], *extra_values: str) -> QuerySet:
-    """Games grouped by (player_one, player_two): played, each side's wins and
-    player_one's net margin, summed by the database (one query)."""
-    return (
-        games.order_by()
-        .values("player_one_id", "player_two_id", *extra_values)
-        .annotate(
-            played=Count("pk"),
-            wins_one=Count("pk", filter=Q(winner_id=F("player_one_id"))),
-            wins_two=Count("pk", filter=Q(winner_id=F("player_two_id"))),
-            net_one=Sum(
-                Case(
-                    When(winner_id=F("player_one_id"), then=F("margin")),
-                    When(winner_id=F("player_two_id"), then=-F("margin")),
-                    default=Value(0),
-                    output_field=IntegerField(),
-                )
-            ),
-        )
-    )
-
-
 def pair_figures(games: QuerySet[Game]) -> list[PairFigures]:
     """Over games grouped by (player_one, player_two), summed by the database (one query)."""
     rows = pair_totals(games.filter(over=True), "player_one__name", "player_two__name")
@@ -276,12 +257,11 @@ def cached_club_ratings(clubs: Sequence[Club]) -> list[Ratings]:
     One query for every club's version; one more for the clubs whose results changed. Kept in
     this process's memory (not a pickling cache: a big club's history is tens of thousands of points).
     """
-    from scoring import live
 
     if not clubs:
         return []
     versions = {
-        row["season__club_id"]: live.version_text(row["count"], row["updated"], row["confirmed"])
+        row["season__club_id"]: changes.version_text(row["count"], row["updated"], row["confirmed"])
         for row in Game.objects.filter(season__club__in=clubs, league_status=LeagueStatus.CONFIRMED)
         .order_by()
         .values("season__club_id")
@@ -352,89 +332,5 @@ def running_points(hands: Sequence[tuple[int | None, int, Sequence[int]]], playe
 def game_progress(game: Game) -> list[Progress]:
     """Running hand points of each game of the sitting, from the stored (engine-derived) hands."""
     hands = game.hands.order_by("number").values_list("winner_id", "points", "scored_in")
-    from scoring.rules import resolve_rules
-
     games = resolve_rules(game.rules).games_per_session
     return running_points(list(hands), (game.player_one_id, game.player_two_id), games)
-
-
-# --- a season's wall screen --------------------------------------------------------------------------
-
-
-@dataclass
-class WallBoard:
-    version: str
-    standings: object  # scoring.standings.Standings
-    playing: list  # Game with scores prefetched, in play now
-    recent: list  # Game, the latest finished
-
-
-def season_wall(season, *, playing_limit: int = 12, recent_limit: int = 8) -> WallBoard:
-    """What the wall screen shows, in a fixed number of queries (the version first, so a change
-    made while the rest is read is seen again by the screen)."""
-    from django.db.models import Prefetch
-
-    from scoring import live
-    from scoring.models import GameScore
-
-    version = live.season_version(season.pk)
-    standings = cached_standings(season)
-    playing = list(
-        Game.objects.filter(season=season, over=False)
-        .select_related("player_one", "player_two")
-        .prefetch_related(Prefetch("scores", queryset=GameScore.objects.order_by("number")))
-        .order_by("-updated_at", "-pk")[:playing_limit]
-    )
-    recent = list(
-        Game.objects.filter(season=season, over=True)
-        .select_related("player_one", "player_two", "winner")
-        .order_by("-finished_at", "-pk")[:recent_limit]
-    )
-    return WallBoard(version=version, standings=standings, playing=playing, recent=recent)
-
-
-def confirmed_version(season) -> str:
-    """Changes whenever a confirmed result of the season changes (or the season's entrants or ranking do)."""
-    from scoring import live
-
-    figures = (
-        Game.objects.filter(season_id=season.pk, league_status=LeagueStatus.CONFIRMED)
-        .order_by()
-        .aggregate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
-    )
-    players = season.players.order_by().aggregate(count=Count("pk"), ids=Sum("pk"))
-    entrants = f"{players['count']}.{players['ids'] or 0}"  # one player taken off and another put on: moves
-    ranking = ",".join(season.ranking or [])
-    return f"{live.version_text(figures['count'], figures['updated'], figures['confirmed'])}.{entrants}.{ranking}"
-
-
-def cached_standings(season):
-    """``season_standings``, computed once per change of the confirmed results (per server process).
-
-    The standings count confirmed results only, so hands saved in games still
-    in play (most changes on a club night) do not recompute them. The
-    ``provisional`` list is as of the computation (the wall does not show it).
-    """
-    from django.core.cache import cache
-
-    from scoring import live
-    from scoring.standings import season_standings
-
-    born = live.version_text(0, season.created_at, None)  # a season id the database re-used is another season
-    key = f"ginleague:standings:{season.pk}:{born}:{confirmed_version(season)}"
-    standings = cache.get(key)
-    if standings is None:
-        standings = season_standings(season)
-        cache.set(key, standings, 24 * 3600)
-    return standings
-
-
-def current_standings(season):
-    """The standings as the season page shows them: the confirmed figures from ``cached_standings``
-    (two queries when cached) and the provisional results read now (one more query), so a game
-    finishing or being disputed shows at once without recomputing the standings."""
-    import dataclasses
-
-    from scoring.standings import provisional_games
-
-    return dataclasses.replace(cached_standings(season), provisional=provisional_games(season))

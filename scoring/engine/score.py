@@ -11,8 +11,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.cards import CardError, card_name, card_rank, card_suit, card_value, parse_card
-from scoring.rules import RuleSet
+from scoring.engine.cards import CardError, card_name, card_rank, card_suit, card_value, parse_card
+from scoring.engine.rules import RuleSet
 
 Player = Hashable
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django import forms
 
 from players.models import Player, Role
+from scoring.engine.rules import FIELD_LABELS, PRESET_LABELS, RULE_FIELDS
+from scoring.league.standings import DEFAULT_RANKING, RANKING_CRITERIA
 from scoring.models import SeasonFormat
-from scoring.rules import FIELD_LABELS, PRESET_LABELS, RULE_FIELDS
-from scoring.standings import DEFAULT_RANKING, RANKING_CRITERIA
 
 
 class ClubForm(forms.Form):

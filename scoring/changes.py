@@ -1,0 +1,67 @@
+"""Announcing that a game changed, and the season "version" that moves with every change.
+
+Writers (scoring.services.game_recompute, scoring.league.services.game_confirm and
+game_dispute) call ``notify_change`` inside their transaction. On PostgreSQL that is
+``pg_notify('ginleague_changes', 'season:<id>')`` (or ``'game:<id>'`` for a friendly
+game), delivered to every listening connection of every process when the transaction
+commits, and not at all if it rolls back. Readers (wall screens, cached standings and
+ratings) compare versions: a short text built from the count and latest change times of
+a season's games, which changes whenever any of them does.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db import connections
+from django.db.models import Count, Max
+
+from scoring.models import Game
+
+CHANNEL = "ginleague_changes"
+
+
+def change_payload(*, season_id: int | None, game_id: int) -> str:
+    return f"season:{season_id}" if season_id else f"game:{game_id}"
+
+
+def notify_change(*, game) -> None:
+    """Tell every wall screen that ``game`` changed (delivered when the caller's transaction commits).
+
+    On SQLite nothing is sent: the game's ``updated_at``, which the caller's
+    save bumps, is what the polling streams see.
+    """
+    connection = connections["default"]
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change_payload(season_id=game.season_id, game_id=game.pk)])
+
+
+# --- the season's version: changes whenever any of its games does ------------------------------------
+
+
+def _stamp(value: datetime.datetime | None) -> int:
+    return int(value.timestamp() * 1_000_000) if value else 0
+
+
+def version_text(count: int, updated: datetime.datetime | None, confirmed: datetime.datetime | None) -> str:
+    return f"{count}.{_stamp(updated)}.{_stamp(confirmed)}"
+
+
+def season_version(season_id: int) -> str:
+    """A short text that changes whenever a game of the season is added, changed, confirmed or removed.
+
+    One aggregate over an index on (season, updated_at, confirmed_at).
+    """
+    figures = (
+        Game.objects.filter(season_id=season_id)
+        .order_by()
+        .aggregate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+    )
+    return version_text(figures["count"], figures["updated"], figures["confirmed"])
+
+
+def version_sql() -> str:
+    table = Game._meta.db_table
+    return f"SELECT count(*), max(updated_at), max(confirmed_at) FROM {table} WHERE season_id = %s"  # noqa: S608

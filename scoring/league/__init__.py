@@ -1,0 +1,1 @@
+"""The league wing: seasons, fixtures, confirmation, standings, wall screens and their live updates."""

@@ -1,0 +1,1 @@
+"""Statistics and history: profiles, head-to-head, ratings, hand history and exports."""
