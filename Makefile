@@ -5,6 +5,10 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The ASGI app under uvicorn: wall screens' live streams (SSE) need it (runserver's WSGI
+# holds a thread per open screen and sends nothing). Static files: whitenoise's middleware.
+# A short graceful shutdown: open wall screens never keep Ctrl-C waiting.
+SERVE := $(VENV)/bin/uvicorn ginleague.asgi:application --lifespan off --timeout-graceful-shutdown 2
 
 # The first interpreter that is Python >= 3.12: python3.13, python3.12, python3,
 # then any pyenv-installed version (pyenv shims fail unless selected, so each
@@ -20,7 +24,7 @@ done; exit 1
 endef
 export FIND_PYTHON
 
-.PHONY: run demo test install lint pytest browser migrate bench clean
+.PHONY: run dev demo test install lint pytest fuzz browser migrate bench clean
 
 $(STAMP): pyproject.toml
 	@if [ ! -x $(PY) ]; then \
@@ -42,13 +46,20 @@ migrate: $(STAMP)
 
 run: migrate
 	@echo "GinLeague on http://$(HOST):$(PORT)/"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(SERVE) --host $(HOST) --port $(PORT)
+
+# For developers: DEBUG on (for the migrate step too), and the server restarts when a Python file changes.
+dev: export DEBUG := true
+dev: migrate
+	@echo "GinLeague (DEBUG, autoreload) on http://$(HOST):$(PORT)/"
+	$(SERVE) --reload --reload-dir ginleague --reload-dir scoring --reload-dir players \
+	  --host $(HOST) --port $(PORT)
 
 # A living demo league (a public club, a season, confirmed and provisional games), then serve.
 demo: migrate
 	$(PY) manage.py seed_demo
 	@echo "GinLeague on http://$(HOST):$(PORT)/clubs/"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(SERVE) --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -66,8 +77,15 @@ browser:
 	  fi; \
 	fi
 
+# Two workers on a 2-core machine (-n auto: one per core); pytest-randomly shuffles the order
+# every run (its seed is printed: `-p randomly -p "randomly_seed=N"` repeats one).
 pytest: $(STAMP) browser
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n auto --durations=10 $(PYTEST_ARGS)
+
+# The deep pass: many more generated records, schema cases and solver situations than `make test`.
+fuzz: $(STAMP)
+	GINLEAGUE_FUZZ=deep $(VENV)/bin/pytest -n auto -m "not browser" $(PYTEST_ARGS) \
+	  tests/test_api_schemathesis.py tests/test_properties.py tests/test_melds.py tests/test_cards_facts.py tests/test_vectors.py
 
 test: lint pytest
 

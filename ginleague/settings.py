@@ -1,10 +1,15 @@
 """GinLeague settings: one module, every deployment difference from the environment.
 
-Local use needs nothing set (DEBUG on, SQLite file in the project). With
-DEBUG off, SECRET_KEY and ALLOWED_HOSTS must be given or start-up fails loudly.
+Local use needs nothing set: DEBUG is off unless asked for (`DEBUG=true`,
+`make dev`), the SQLite file sits in the project, a secret key is generated
+on first start and kept beside the database, and the app answers on
+127.0.0.1/localhost over plain http. Naming a real host in ALLOWED_HOSTS
+(with DEBUG off) turns on the production defaults: HTTPS redirect, HSTS,
+secure cookies and collected, hashed static files.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -55,17 +60,33 @@ def database_from_url(url: str) -> dict:
     raise ImproperlyConfigured(f"DATABASE_URL must start with postgres:// or sqlite://, not {url!r}")
 
 
-DEBUG = env_bool("DEBUG", True)
+def secret_key_from_file(path: Path) -> str:
+    """The key kept in ``path``; on first start a new random one is written there (owner-only).
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set in the environment when DEBUG is off")
-    SECRET_KEY = "django-insecure-local-development-only-do-not-use-in-production"
+    Created with O_EXCL so that several workers starting at once agree on one key.
+    """
+    from django.core.management.utils import get_random_secret_key
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
-if not DEBUG and not ALLOWED_HOSTS:
-    raise ImproperlyConfigured("ALLOWED_HOSTS must be set in the environment when DEBUG is off")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as file:
+            file.write(get_random_secret_key())
+    key = path.read_text().strip()
+    if not key:
+        raise ImproperlyConfigured(f"{path} is empty: delete it to have a new secret key generated, or set SECRET_KEY")
+    return key
+
+
+# Off unless asked for: a traceback page shows paths and settings to anyone.
+DEBUG = env_bool("DEBUG", False)
+
+LOCAL_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", LOCAL_HOSTS)
+# Served under a real name: HTTPS, HSTS, secure cookies and collected static files.
+SERVED_PUBLICLY = not DEBUG and any(host not in LOCAL_HOSTS for host in ALLOWED_HOSTS)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -81,6 +102,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "players",
     "scoring",
 ]
@@ -96,6 +118,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ginleague.urls"
@@ -133,12 +157,40 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# No SECRET_KEY given: one generated on first start, kept beside the SQLite database
+# (or in the project directory for PostgreSQL), never in the repository (.gitignore).
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    _database_dir = (
+        Path(DATABASES["default"]["NAME"]).resolve().parent
+        if DATABASES["default"]["ENGINE"].endswith("sqlite3") and str(DATABASES["default"]["NAME"]) != ":memory:"
+        else BASE_DIR
+    )
+    SECRET_KEY = secret_key_from_file(Path(os.environ.get("SECRET_KEY_FILE", _database_dir / ".secret_key")))
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Sign-in lockout (django-axes), on the sign-in form and the admin login alike: after
+# AXES_FAILURE_LIMIT wrong passwords for one account, or from one address, that account or
+# address is refused for AXES_COOLOFF_MINUTES (README: "Sign-in lockout" says how to unlock).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks: per account and per address
+AXES_LOCKOUT_CALLABLE = "players.lockout.lockout_response"
+AXES_RESET_ON_SUCCESS = True
+# Behind NUM_PROXIES proxies that set X-Forwarded-For the caller's address is read from it (as for the API).
+NUM_PROXIES = int(os.environ["NUM_PROXIES"]) if os.environ.get("NUM_PROXIES") else None
+AXES_IPWARE_PROXY_COUNT = NUM_PROXIES
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -152,15 +204,17 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # In production whitenoise serves collected, compressed files with far-future
-# cache headers (hashed names); locally the plain storage needs no collectstatic.
+# cache headers (hashed names); locally (DEBUG on or off) it serves static/ as it
+# is, so `make run` needs no collectstatic.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if SERVED_PUBLICLY
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+WHITENOISE_USE_FINDERS = not SERVED_PUBLICLY
 
 # Content Security Policy: everything from our own origin, no inline script.
 SECURE_CSP = {
@@ -181,7 +235,7 @@ CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cook
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-if not DEBUG:
+if SERVED_PUBLICLY:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
@@ -200,6 +254,22 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Every refusal in one shape: service refusals and DRF's own errors become problems (scoring/api/common.py).
+    "EXCEPTION_HANDLER": "scoring.api.common.api_exception_handler",
+    # JSON only (the record import alone also takes a file upload): a generated client sends what the schema says.
+    "DEFAULT_PARSER_CLASSES": ["scoring.api.parsers.JSONParser"],
+    # Per client: anonymous by address, signed-in by account; `token` is POST/DELETE /api/token/.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "scoring.api.throttles.AnonThrottle",
+        "scoring.api.throttles.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_THROTTLE_ANON", "120/minute"),
+        "user": os.environ.get("API_THROTTLE_USER", "600/minute"),
+        "token": os.environ.get("API_THROTTLE_TOKEN", "20/hour"),
+    },
+    # Behind a proxy: how many set X-Forwarded-For, so the throttles see the caller's address, not the proxy's.
+    "NUM_PROXIES": NUM_PROXIES,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -210,6 +280,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Request bodies get their own components without the read-only fields, so a generated
+    # client builds a body from what the caller supplies (e.g. PlayerRequest needs only a name).
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 LOGGING = {

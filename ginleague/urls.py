@@ -9,3 +9,8 @@ urlpatterns = [
     path("", include("players.urls")),
     path("", include("scoring.urls")),
 ]
+
+handler400 = "ginleague.errors.bad_request"
+handler403 = "ginleague.errors.permission_denied"
+handler404 = "ginleague.errors.page_not_found"
+handler500 = "ginleague.errors.server_error"

@@ -8,6 +8,8 @@ from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from players.forms import SignUpForm, SiteSettingsForm
@@ -47,6 +49,15 @@ def setup(request):
     return render(request, "registration/setup.html", {"form": form}, status=422 if form.errors else 200)
 
 
+def safe_next(request) -> str:
+    """Where to go after signing in or up (e.g. back to a club invitation): only a page of this site, else ""."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    allowed = url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return wanted if allowed else ""
+
+
 class SignInView(LoginView):
     def dispatch(self, request, *args, **kwargs):
         if no_one_can_sign_in():
@@ -66,12 +77,14 @@ def signup(request):
     if not SiteSettings.load().signup_open:
         return render(request, "registration/signup_closed.html", status=403)
     form = SignUpForm(request.POST if request.method == "POST" else None)
+    next_page = safe_next(request)  # e.g. the club invitation that sent them here
     if request.method == "POST" and form.is_valid():
         user = _create_account(form, owner=False)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}.")
-        return redirect("home")
-    return render(request, "registration/signup.html", {"form": form}, status=422 if form.errors else 200)
+        return redirect(next_page or reverse("home"))
+    context = {"form": form, "next": next_page}
+    return render(request, "registration/signup.html", context, status=422 if form.errors else 200)
 
 
 @require_http_methods(["GET", "POST"])

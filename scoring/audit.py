@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from scoring.models import FactChange, Game
+from scoring.models import Ending, FactChange, Game, Result
+
+# The words for a hand, from the model's choices: the entry form, the sheet, the trail and the API say the same.
+ENDING_WORDS = dict(Ending.choices)  # "Knock", "Gin", "Big gin", "Dead hand"
+RESULT_WORDS = {value: label.lower() for value, label in Result.choices}  # "knock", "undercut", ..., "dead hand"
 
 FACT_LABELS = {
     "ending": "ending",
@@ -16,12 +20,19 @@ FACT_LABELS = {
 def hand_fact_words(hand, names: dict[int, str]) -> dict[str, str]:
     """A hand's facts as words, one entry per fact field."""
     return {
-        "ending": hand.get_ending_display() if hasattr(hand, "get_ending_display") else str(hand.ending),
+        "ending": ENDING_WORDS.get(hand.ending, str(hand.ending)),
         "by": names.get(hand.by_id, "") if hand.by_id else "",
         "knocker_deadwood": "" if hand.knocker_deadwood is None else str(hand.knocker_deadwood),
         "defender_deadwood": "" if hand.defender_deadwood is None else str(hand.defender_deadwood),
         "upcard": hand.upcard or "",
     }
+
+
+def outcome_words(result: str, winner_name: str | None, points: int) -> str:
+    """A hand's outcome in a few words: "Bob undercut 27", "dead hand"."""
+    if result == "dead":
+        return RESULT_WORDS["dead"]
+    return f"{winner_name} {RESULT_WORDS[result]} {points}"
 
 
 def hand_summary(words: dict[str, str]) -> str:

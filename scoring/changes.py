@@ -62,6 +62,22 @@ def season_version(season_id: int) -> str:
     return version_text(figures["count"], figures["updated"], figures["confirmed"])
 
 
-def version_sql() -> str:
+def season_versions(season_ids) -> dict[int, str]:
+    """``season_version`` of many seasons in one query (a season with no game yet has the empty version)."""
+    found = {
+        row["season_id"]: version_text(row["count"], row["updated"], row["confirmed"])
+        for row in Game.objects.filter(season_id__in=list(season_ids))
+        .order_by()
+        .values("season_id")
+        .annotate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+    }
+    return {season_id: found.get(season_id, version_text(0, None, None)) for season_id in season_ids}
+
+
+def season_versions_sql() -> str:
+    """``season_versions`` as one SQL statement taking a list of season ids (PostgreSQL's ANY)."""
     table = Game._meta.db_table
-    return f"SELECT count(*), max(updated_at), max(confirmed_at) FROM {table} WHERE season_id = %s"  # noqa: S608
+    return (
+        f"SELECT season_id, count(*), max(updated_at), max(confirmed_at) FROM {table} "  # noqa: S608
+        "WHERE season_id = ANY(%s) GROUP BY season_id"
+    )

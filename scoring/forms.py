@@ -10,8 +10,11 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
+from players.models import Player
+from scoring.audit import ENDING_WORDS
 from scoring.engine.card_facts import ALL_CARDS, suit_rows
 from scoring.engine.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS
+from scoring.engine.overrides import parse_value
 from scoring.engine.rules import (
     FIELD_LABELS,
     NEXT_DEALER_MODES,
@@ -31,7 +34,6 @@ OWN_CONTROL_RULES = ("hollywood",)
 OVERRIDE_RULES = tuple(name for name in FIELD_LABELS if name not in OWN_CONTROL_RULES)
 _RULE_TYPES = {field.name: str(field.type) for field in fields(RuleSet)}
 
-ENDING_LABELS = {"knock": "Knock", "gin": "Gin", "big_gin": "Big gin", "dead": "Dead hand"}
 HAND_FIELD_LABELS = {
     "ending": "How the hand ended",
     "by": "Who went out",
@@ -43,6 +45,7 @@ HAND_FIELD_LABELS = {
     "number": "Hand number",
     "expected_number": "Hand number",
     "cards": "Cards",
+    "reason": "Reason for the correction",
 }
 CARD_ACTIONS = ("cards_on", "cards_off", "cards")  # enter cards, type deadwood instead, work out deadwood
 _CODE_WORDS = {
@@ -117,6 +120,10 @@ class NewGameForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # Who deals first is offered by the names typed (site.js renames them while typing).
+        source = self.data if self.is_bound else self.initial
+        one, two = (" ".join(str(source.get(name) or "").split()) for name in ("player_one", "player_two"))
+        self.fields["first_dealer"].choices = [("one", one or "The first player"), ("two", two or "The second player")]
         for name in OVERRIDE_RULES:
             self.fields[f"rule_{name}"] = _rule_field(name)
 
@@ -138,21 +145,10 @@ class NewGameForm(forms.Form):
             raw = cleaned.get(f"rule_{name}")
             if raw in (None, ""):
                 continue
-            kind = _RULE_TYPES[name]
-            if name in CHOICE_RULES:
-                spec[name] = raw
-            elif kind == "bool":
-                spec[name] = raw == "yes"
-            elif "None" in kind:
-                text = str(raw).strip().lower()
-                if text in ("off", "no", "none", "-"):
-                    spec[name] = None
-                elif text.isdigit():
-                    spec[name] = int(text)
-                else:
-                    self.add_error(f"rule_{name}", f"{FIELD_LABELS[name]}: enter a whole number, or “off”.")
-            else:
-                spec[name] = raw
+            try:
+                spec[name] = parse_value(name, raw)  # the one override parser (season form, API and import too)
+            except RuleError as error:
+                self.add_error(f"rule_{name}", f"{FIELD_LABELS[name]}: {error.message}")
         if cleaned.get("hollywood") and spec["preset"] != "hollywood":
             spec["hollywood"] = True
         try:
@@ -231,7 +227,7 @@ class HandForm(forms.Form):
         if rules.big_gin_allowed:
             endings.append("big_gin")
         endings.append("dead")
-        self.fields["ending"].choices = [(ending, ENDING_LABELS[ending]) for ending in endings]
+        self.fields["ending"].choices = [(ending, ENDING_WORDS[ending]) for ending in endings]
         self.fields["by"].choices = [
             (game.player_one_id, game.player_one.name),
             (game.player_two_id, game.player_two.name),
@@ -260,11 +256,10 @@ class HandForm(forms.Form):
             cleaned["by"] = None
             cleaned["knocker_deadwood"] = None
             cleaned["defender_deadwood"] = None
-        elif ending:
-            if ending != "knock":
-                cleaned["knocker_deadwood"] = None
-            if cleaned.get("by") in (None, ""):
-                self.add_error("by", f"{HAND_FIELD_LABELS['by']}: choose the player who went out.")
+        # A knocker's deadwood given with a gin is not dropped here: the services answer it
+        # (0 is a gin's own deadwood, any other number is refused), as for the API and import.
+        elif ending and cleaned.get("by") in (None, ""):
+            self.add_error("by", f"{HAND_FIELD_LABELS['by']}: choose the player who went out.")
         if self.rules.oklahoma:
             rank, suit = cleaned.get("upcard_rank"), cleaned.get("upcard_suit")
             if rank and suit:
@@ -339,6 +334,21 @@ class HandForm(forms.Form):
         )
 
 
+class CorrectionForm(HandForm):
+    """A hand's corrected facts and why (kept in the game's history; a confirmed result needs it)."""
+
+    reason = forms.CharField(
+        label="Reason for the correction",
+        required=False,
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Optional; required when the result was already confirmed. Shown in the game's history.",
+    )
+
+    def reason_text(self) -> str:
+        return (getattr(self, "cleaned_data", {}).get("reason") or self.data.get("reason") or "").strip()
+
+
 def as_form_data(initial: dict[str, Any]) -> QueryDict:
     """Initial values as if posted (lists stay lists), to bind a form to a stored hand."""
     data = QueryDict(mutable=True)
@@ -364,3 +374,30 @@ def hand_initial(hand) -> dict[str, Any]:
         one, two = (by, defender) if hand.by_id == hand.game.player_one_id else (defender, by)
         initial.update(entry="cards", cards_one=one, cards_two=two)
     return initial
+
+
+class PlayerMergeForm(forms.Form):
+    """Two player records of one person: the one kept and the one merged into it (then deleted)."""
+
+    keep = forms.ModelChoiceField(
+        queryset=Player.objects.none(),
+        label="Keep",
+        error_messages={"required": "Keep: choose the record to keep.", "invalid_choice": "Keep: choose a player."},
+    )
+    drop = forms.ModelChoiceField(
+        queryset=Player.objects.none(),
+        label="Merge into it (then delete)",
+        error_messages={
+            "required": "Merge into it: choose the record to merge.",
+            "invalid_choice": "Merge into it: choose a player.",
+        },
+    )
+    same_person = forms.BooleanField(
+        label="These two records are the same person",
+        error_messages={"required": "Tick that the two records are the same person: a merge cannot be undone."},
+    )
+
+    def __init__(self, *args, players, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["keep"].queryset = players
+        self.fields["drop"].queryset = players

@@ -6,11 +6,14 @@ functions only. Derived figures (marked below) are rewritten by
 of a fact; nothing patches them incrementally.
 """
 
+from functools import cached_property
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
 from players.models import Player
+from scoring.engine.rules import RuleSet, resolve_rules
 from scoring.engine.score import MAX_DEADWOOD
 
 
@@ -104,6 +107,11 @@ class Game(models.Model):
     @property
     def is_hollywood(self) -> bool:
         return bool(self.rules.get("hollywood"))
+
+    @cached_property
+    def rule_set(self) -> RuleSet:
+        """The game's rules, resolved once per loaded object (every reader of one request shares it)."""
+        return resolve_rules(self.rules)
 
 
 class GameScore(models.Model):
@@ -216,6 +224,8 @@ class SeasonFormat(models.TextChoices):
     SINGLE = "single", "Round robin (everyone plays everyone once)"
     DOUBLE = "double", "Double round robin (home and away)"
     OPEN = "open", "Open play (any two players may record a game)"
+    KNOCKOUT = "knockout", "Knockout cup (seeded draw, byes for an odd field)"
+    PLAYOFFS = "playoffs", "Round robin + playoffs (the top players into a knockout)"
 
 
 class Season(models.Model):
@@ -232,10 +242,20 @@ class Season(models.Model):
     starts_on = models.DateField(null=True, blank=True)
     ends_on = models.DateField(null=True, blank=True)
     players = models.ManyToManyField(Player, related_name="seasons", blank=True)
+    # Knockout ties (a knockout cup, or the playoffs): a tie is won by the first to win best_of // 2 + 1 games.
+    best_of = models.PositiveSmallIntegerField(default=1)
+    # Round robin + playoffs: how many of the final standings go into the knockout.
+    playoff_size = models.PositiveSmallIntegerField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Closing a season locks its results for good (see scoring/league/services.py season_close).
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    champion = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
         ordering = ["club", "-created_at"]
@@ -245,6 +265,9 @@ class Season(models.Model):
                 condition=Q(starts_on__isnull=True) | Q(ends_on__isnull=True) | Q(ends_on__gte=F("starts_on")),
                 name="season_ends_after_it_starts",
             ),
+            models.CheckConstraint(
+                condition=Q(best_of__gte=1, best_of__lte=9) & ~Q(best_of__in=[2, 4, 6, 8]), name="season_best_of_odd"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -252,7 +275,35 @@ class Season(models.Model):
 
     @property
     def is_round_robin(self) -> bool:
-        return self.format != SeasonFormat.OPEN
+        return self.format in (SeasonFormat.SINGLE, SeasonFormat.DOUBLE, SeasonFormat.PLAYOFFS)
+
+    @property
+    def has_knockout(self) -> bool:
+        return self.format in (SeasonFormat.KNOCKOUT, SeasonFormat.PLAYOFFS)
+
+    @property
+    def is_closed(self) -> bool:
+        return self.closed_at is not None
+
+
+class Seed(models.Model):
+    """An entrant of a season's knockout and their seed (1 = the best). The bracket is derived from
+    these and the games played (scoring/engine/bracket.py); nothing else about it is stored."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="seeds")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    seed = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["season", "seed"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "seed"], name="seed_number_once_per_season"),
+            models.UniqueConstraint(fields=["season", "player"], name="seed_player_once_per_season"),
+            models.CheckConstraint(condition=Q(seed__gte=1), name="seed_from_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season}: {self.seed}. {self.player}"
 
 
 class Fixture(models.Model):
@@ -262,6 +313,7 @@ class Fixture(models.Model):
     round = models.PositiveSmallIntegerField()
     home = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     away = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    due_on = models.DateField(null=True, blank=True)  # play by this day (optional)
 
     class Meta:
         ordering = ["season", "round", "pk"]
@@ -287,6 +339,7 @@ class FactChange(models.Model):
         HAND_REMOVED = "hand_removed", "Hand removed"
         CONFIRMED = "confirmed", "Result confirmed"
         DISPUTED = "disputed", "Result disputed"
+        PLAYER_MERGED = "player_merged", "Player records merged"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="fact_changes")
     action = models.CharField(max_length=20, choices=Action.choices)

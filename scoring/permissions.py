@@ -6,19 +6,40 @@ Pages, the API and the services all ask these functions; none of them works a ru
 from __future__ import annotations
 
 from django.db.models import Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404
 
 from players.clubs import can_view_club, club_role, player_of
-from players.models import MANAGER_ROLES, Club, Membership
+from players.models import MANAGER_ROLES, Club, Membership, Player
 from scoring.models import Fixture, Game, LeagueStatus, Season
+
+CLOSED_SEASON = (
+    "This season is closed: its results are final. No game can be started, recorded, corrected, "
+    "confirmed or disputed in it."
+)
+
+
+def season_is_closed(game) -> bool:
+    """Whether ``game`` belongs to a closed season (nothing in it changes any more).
+
+    No query when the game's season is loaded (``select_related("season")``); one small one otherwise.
+    """
+    if getattr(game, "season_id", None) is None:
+        return False
+    if "season" in game._state.fields_cache:
+        return game.season.closed_at is not None
+    return Season.objects.filter(pk=game.season_id, closed_at__isnull=False).exists()
 
 
 def can_edit_game(user, game) -> bool:
-    """The game's creator, a user linked to one of its players, and staff.
+    """The game's creator, a user linked to one of its players, and staff; nobody once its season is closed.
 
     ``game`` should have player_one and player_two loaded (the selectors do),
     so this costs no query.
     """
     if user is None or not user.is_authenticated:
+        return False
+    if season_is_closed(game):
         return False
     if getattr(game, "season_id", None) is not None and game.league_status in ("confirmed", "disputed"):
         # League: once confirmed (or disputed) only the club's admins correct it.
@@ -28,6 +49,48 @@ def can_edit_game(user, game) -> bool:
     if game.created_by_id is not None and game.created_by_id == user.pk:
         return True
     return user.pk in (game.player_one.user_id, game.player_two.user_id)
+
+
+def edit_refusal(user, game) -> str:
+    """Why ``user`` may not change ``game``, saying what to do instead ("" when they may)."""
+    if can_edit_game(user, game):
+        return ""
+    if season_is_closed(game):
+        return CLOSED_SEASON
+    if getattr(game, "season_id", None) is not None and game.league_status in ("confirmed", "disputed"):
+        return (
+            f"This result is {game.league_status}: only the club's admins can correct it now. "
+            "Ask one of them; the game's league page keeps its history."
+        )
+    return "Only the game's players, its creator and staff may change it."
+
+
+# Whose record a casual game may go on.
+
+
+def may_record_for(user, player) -> bool:
+    """Whether ``user`` may start a game that puts ``player`` on the record.
+
+    A player nobody has claimed (a guest, a name typed at the table) is anyone's to use;
+    a player claimed by an account is that account's own, its club mates' (they play at the
+    same tables, and league games are between club members) and staff's. ``user`` None is
+    the operator on the command line (imports, seeding), who may record anything.
+    """
+    if user is None:
+        return True
+    if player.user_id is None:
+        return True
+    if not user.is_authenticated:
+        return False
+    if player.user_id == user.pk or user.is_staff or user.is_superuser:
+        return True
+    return Membership.objects.filter(
+        player__user=user, club_id__in=Membership.objects.filter(player=player).values("club_id")
+    ).exists()
+
+
+def record_owner_message(player) -> str:
+    return f"{player.name}'s record belongs to another account; ask them to start the game, or use a different name."
 
 
 # Who may SEE what: a private club, and every league game in it, does not exist
@@ -55,20 +118,64 @@ def visible_game_q(user) -> Q:
     return Q(season__isnull=True) | visible_club_q(user, "season__club")
 
 
-def can_view_game(user, game) -> bool:
+def visible_club(user, slug: str) -> Club:
+    """The club at ``slug`` if ``user`` may see it; Http404 otherwise (pages of clubs, seasons and stats)."""
+    club = get_object_or_404(Club, slug=slug)
+    if not can_view_club(user, club):
+        raise Http404("No such club.")
+    return club
+
+
+def visible_season(user, slug: str, pk: int) -> Season:
+    """Season ``pk`` of the club at ``slug`` if ``user`` may see it; Http404 otherwise."""
+    season = get_object_or_404(Season.objects.select_related("club"), pk=pk, club__slug=slug)
+    if not can_view_club(user, season.club):
+        raise Http404("No such season.")
+    return season
+
+
+def club_of_game(game: Game) -> Club | None:
+    """The club a league game belongs to, None for a friendly game. Every page, the API and
+    the services ask this; it costs no query when the caller loaded ``season__club``."""
     if game.season_id is None:
-        return True
-    club = Season.objects.select_related("club").get(pk=game.season_id).club
-    return can_view_club(user, club)
+        return None
+    if Game.season.is_cached(game):
+        return game.season.club
+    return Season.objects.select_related("club").get(pk=game.season_id).club
+
+
+def can_view_game(user, game) -> bool:
+    club = club_of_game(game)
+    return club is None or can_view_club(user, club)
 
 
 # Who may do what in a league (pages and API ask these; the services enforce the state rules).
 
 
-def club_of_game(game: Game) -> Club | None:
-    if game.season_id is None:
-        return None
-    return Club.objects.filter(seasons=game.season_id).first()
+def can_merge_players(user, keep, drop) -> bool:
+    """Staff merge any two records; a club's owner or admin merges a guest (no account) into
+    another member of a club they run."""
+    if user is None or not user.is_authenticated:
+        return False
+    if user.is_staff or user.is_superuser:
+        return True
+    if drop.user_id is not None:
+        return False
+    managed = Membership.objects.filter(player__user=user, role__in=MANAGER_ROLES).values("club_id")
+    return (
+        Membership.objects.filter(player=drop, club_id__in=managed)
+        .filter(club_id__in=Membership.objects.filter(player=keep).values("club_id"))
+        .exists()
+    )
+
+
+def mergeable_players(user):
+    """The records ``user`` may pick from when merging: every player for staff, else the members
+    of the clubs they run."""
+    if user.is_staff or user.is_superuser:
+        return Player.objects.order_by("name")
+    managed = Membership.objects.filter(player__user=user, role__in=MANAGER_ROLES).values("club_id")
+    return Player.objects.filter(memberships__club_id__in=managed).distinct().order_by("name")
 
 
 def can_correct_game(user, game: Game) -> bool:
@@ -83,14 +190,31 @@ def _user_player_id(user) -> int | None:
 
 
 def can_start_fixture(user, fixture: Fixture, club: Club) -> bool:
-    """Either player of the fixture, or a club admin (for guests without a phone)."""
+    """Either player of the fixture, or a club admin (for guests without a phone); not in a closed season."""
+    if fixture.season.closed_at is not None:
+        return False
     if club_role(user, club) in MANAGER_ROLES:
         return True
     return _user_player_id(user) in (fixture.home_id, fixture.away_id) and club_role(user, club) is not None
 
 
 def can_start_open_game(user, season: Season) -> bool:
-    return club_role(user, season.club) is not None
+    return season.closed_at is None and club_role(user, season.club) is not None
+
+
+def can_start_tie(user, season: Season, player_ids) -> bool:
+    """A knockout tie's game: either of its players (members) or a club admin; not in a closed season."""
+    if season.closed_at is not None:
+        return False
+    role = club_role(user, season.club)
+    if role in MANAGER_ROLES:
+        return True
+    return role is not None and _user_player_id(user) in player_ids
+
+
+def can_manage_season(user, season: Season) -> bool:
+    """The club's owner and admins organise its seasons: due dates, closing, the playoffs."""
+    return club_role(user, season.club) in MANAGER_ROLES
 
 
 def _is_opponent(user, game: Game) -> bool:
@@ -104,6 +228,8 @@ def _is_opponent(user, game: Game) -> bool:
 def can_confirm(user, game: Game, club: Club) -> bool:
     """The other player confirms an over, provisional game; an admin may confirm any over game."""
     if game.season_id is None or not game.over or game.league_status == LeagueStatus.CONFIRMED:
+        return False
+    if season_is_closed(game):
         return False
     if club_role(user, club) in MANAGER_ROLES:
         return True
@@ -132,6 +258,7 @@ def can_dispute(user, game: Game, club: Club) -> bool:
         game.season_id is not None
         and game.over
         and game.league_status == LeagueStatus.PLAYING
+        and not season_is_closed(game)
         and club_role(user, club) is not None
         and _is_opponent(user, game)
     )

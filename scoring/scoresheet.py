@@ -9,9 +9,10 @@ from __future__ import annotations
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from scoring.audit import ENDING_WORDS
+from scoring.engine.card_facts import best_play_note
 from scoring.engine.cards import SUIT_SYMBOLS
 from scoring.engine.score import HandResult, SessionResult, running_totals
-from scoring.forms import ENDING_LABELS
 from scoring.models import Game, Hand
 from scoring.templatetags.hand_cards import hand_cards_html
 
@@ -42,9 +43,13 @@ def _hand_row(number: int, result: HandResult, what, meta: str, cells: list[dict
     points = format_html('{} <span class="x2">×2</span>', result.points) if result.doubled else (result.points or "")
     run = format_html_join(
         "",
-        '<td class="num run">{}{}</td>',
+        '<td class="num run{}">{}{}</td>',
         (
-            (format_html('<span class="run-who">{}</span> ', cell["who"]) if cell.get("who") else "", cell["value"])
+            (
+                " scored" if cell.get("scored") else "",
+                format_html('<span class="run-who">{}</span> ', cell["who"]) if cell.get("who") else "",
+                cell["value"],
+            )
             for cell in cells
         ),
     )
@@ -87,9 +92,9 @@ def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editabl
                         "game": game_number,
                     }
                 )
-            else:  # one column per player, as on paper
+            else:  # one column per player: each player's running total on every row; the scorer's stands out
                 cells.extend(
-                    {"value": game_totals[player.pk] if result.winner == player.pk else "", "game": game_number}
+                    {"value": game_totals[player.pk], "game": game_number, "scored": result.winner == player.pk}
                     for player in players
                 )
         if hand.ending == "dead":
@@ -97,7 +102,7 @@ def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editabl
         elif result.result == "undercut":
             what = format_html("{} knock, <strong>undercut</strong> by {}", names[hand.by_id], names[result.winner])
         else:
-            what = f"{names[hand.by_id]} {ENDING_LABELS[hand.ending].lower()}"
+            what = f"{names[hand.by_id]} {ENDING_WORDS[hand.ending].lower()}"
         meta = []
         if hand.ending == "knock":
             meta.append(f"deadwood {hand.knocker_deadwood} v {hand.defender_deadwood}")
@@ -106,6 +111,10 @@ def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editabl
         if hand.upcard:
             meta.append(f"up {upcard_text(hand.upcard)}")
         meta.append(f"{names[result.dealer]} dealt")
+        if hand.cards:  # legal play that was not the best: said quietly, so players can learn from it
+            note = best_play_note(hand.cards, hand.ending, hand.knocker_deadwood, hand.defender_deadwood)
+            if note:
+                meta.append(note)
         if hand.cards:  # entered card by card: the melds, lay-offs and deadwood, worked out now
             what = format_html(
                 '{}<details class="cards-of-hand"><summary>Cards</summary>{}</details>',

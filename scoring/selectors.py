@@ -1,20 +1,26 @@
 """Reads that join: each selector owns its select_related/prefetch_related."""
 
-from django.db.models import Case, Count, F, IntegerField, Prefetch, Q, QuerySet, Sum, Value, When
+import datetime
+from dataclasses import dataclass
 
+from django.db.models import Case, Count, F, IntegerField, Prefetch, Q, QuerySet, Sum, Value, When
+from django.utils import timezone
+
+from players.models import MANAGER_ROLES, Invitation, Membership
 from scoring.engine.record import evaluate, hand_to_record
 from scoring.engine.rules import RuleSet, resolve_rules
 from scoring.engine.score import HandFacts, SessionResult, score_session
-from scoring.models import Game, GameScore, Hand
+from scoring.models import Fixture, Game, GameScore, Hand, LeagueStatus
 from scoring.permissions import visible_game_q
 
 GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
 
 
-def game_list(*, player=None, viewer=None) -> QuerySet[Game]:
+def game_list(*, player=None, viewer=None, of_user=None) -> QuerySet[Game]:
     """Games, in progress first, newest first, with their players and scores.
 
-    With ``viewer``, only the games that user may see (private clubs' games only for members).
+    With ``viewer``, only the games that user may see (private clubs' games only for members);
+    with ``of_user``, only that user's own games (they play in them or started them).
     """
     games = Game.objects.select_related(*GAME_PLAYERS).prefetch_related(
         Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number"))
@@ -23,6 +29,8 @@ def game_list(*, player=None, viewer=None) -> QuerySet[Game]:
             games = games.filter(Q(player_one=player) | Q(player_two=player))
     if viewer is not None:
             games = games.filter(visible_game_q(viewer))
+    if of_user is not None:
+        games = games.filter(Q(created_by=of_user) | Q(player_one__user=of_user) | Q(player_two__user=of_user))
     return games.order_by("over", "-created_at")
 
 
@@ -36,6 +44,12 @@ def game_detail(*, pk: int) -> Game:
         )
         .get(pk=pk)
     )
+
+
+def game_for_write(*, pk: int) -> Game:
+    """One game and its two players (1 query): enough to check who may change it; the write
+    then loads the rest under its lock and leaves it on the game for the answer."""
+    return Game.objects.select_related("player_one", "player_two").get(pk=pk)
 
 
 def games_for_export() -> QuerySet[Game]:
@@ -75,16 +89,6 @@ def game_record(game: Game) -> dict:
     return record
 
 
-def hands_for_player(*, player, viewer, limit: int = 100) -> QuerySet[Hand]:
-    """The latest hands of the player's games ``viewer`` may see, newest first."""
-    games = Game.objects.filter(Q(player_one=player) | Q(player_two=player)).filter(visible_game_q(viewer))
-    return (
-        Hand.objects.filter(game__in=games.values("pk"))
-        .select_related("game__player_one", "game__player_two", "by", "winner")
-        .order_by("-game__created_at", "-number")[:limit]
-    )
-
-
 def game_for_sheet(*, pk: int) -> Game:
     """One game and its hands' facts, for pages that score them with the engine (2 queries).
 
@@ -116,7 +120,7 @@ def game_session(game: Game, rules: RuleSet | None = None) -> tuple[list[Hand], 
     """The game's hands (prefetched by ``game_for_sheet``) and the engine's scoring of them."""
     hands = list(game.hands.all())
     result = score_session(
-        rules or resolve_rules(game.rules),
+        rules or game.rule_set,
         (game.player_one_id, game.player_two_id),
         game.first_dealer_id,
         [hand_facts(hand) for hand in hands],
@@ -143,4 +147,77 @@ def pair_totals(games: QuerySet[Game], *extra_values: str) -> QuerySet:
                 )
             ),
         )
+    )
+
+
+# --- what needs a user: the to-do list and its count ------------------------------------------------
+
+
+def overdue_q(today) -> Q:
+    """Fixtures past their due date whose game is not finished (of seasons still open)."""
+    return Q(due_on__lt=today, season__closed_at__isnull=True) & (Q(game__isnull=True) | Q(game__over=False))
+
+
+def is_overdue(fixture, today, *, season_closed: bool = False) -> bool:
+    """``overdue_q`` for one fixture already loaded with its game (no query)."""
+    if season_closed or fixture.due_on is None or fixture.due_on >= today:
+        return False
+    return not (hasattr(fixture, "game") and fixture.game.over)
+
+
+DUE_SOON_DAYS = 7  # a fixture shows in the to-do from a week before its due date
+
+
+@dataclass
+class Todo:
+    """What needs ``user`` now (see ``todo_for``)."""
+
+    to_confirm: list  # Game: finished league results the user is asked to confirm (or dispute)
+    disputed: list  # Game: disputed results of theirs, and of the clubs they run
+    due: list  # Fixture: their fixtures not played, due within a week or overdue (``overdue`` set)
+    invitations: list  # Invitation: opened by them (this session) and not yet accepted
+
+    @property
+    def count(self) -> int:
+        return len(self.to_confirm) + len(self.disputed) + len(self.due) + len(self.invitations)
+
+
+def todo_for(user, *, invitation_tokens=(), today=None) -> Todo:
+    """The to-do list of ``user`` in at most three queries, whatever the number of clubs and seasons:
+    league games (to confirm, disputed), fixtures due, invitations (only when there are tokens)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Todo([], [], [], [])
+    today = today or timezone.localdate()
+    mine = Q(player_one__user=user) | Q(player_two__user=user)
+    managed = Membership.objects.filter(player__user=user, role__in=MANAGER_ROLES).values("club_id")
+    games = list(
+        Game.objects.filter(season__isnull=False, season__closed_at__isnull=True, over=True)
+        .filter(
+            (Q(league_status=LeagueStatus.PLAYING) & mine & ~Q(created_by=user))
+            | (Q(league_status=LeagueStatus.DISPUTED) & (mine | Q(season__club_id__in=managed)))
+        )
+        .select_related("player_one", "player_two", "winner", "season", "season__club")
+        .order_by("finished_at", "pk")
+    )
+    due = list(
+        Fixture.objects.filter(Q(home__user=user) | Q(away__user=user))
+        .filter(season__closed_at__isnull=True, due_on__lte=today + datetime.timedelta(days=DUE_SOON_DAYS))
+        .filter(Q(game__isnull=True) | Q(game__over=False))
+        .select_related("home", "away", "season", "season__club", "game")
+        .order_by("due_on", "round", "pk")
+    )
+    for fixture in due:
+        fixture.overdue = is_overdue(fixture, today)
+    invitations = []
+    if invitation_tokens:
+        invitations = list(
+            Invitation.objects.filter(token__in=list(invitation_tokens), accepted_at__isnull=True)
+            .exclude(club__memberships__player__user=user, player__isnull=True)
+            .select_related("club")
+        )
+    return Todo(
+        to_confirm=[game for game in games if game.league_status == LeagueStatus.PLAYING],
+        disputed=[game for game in games if game.league_status == LeagueStatus.DISPUTED],
+        due=due,
+        invitations=invitations,
     )

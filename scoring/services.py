@@ -7,7 +7,8 @@ database exactly as it was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -16,16 +17,19 @@ from django.utils import timezone
 
 from players.models import Player
 from players.services import player_get_or_create
-from scoring.audit import audit_hand_edit, audit_record, game_names, hand_fact_words, hand_summary
+from scoring.audit import audit_hand_edit, audit_record, game_names, hand_fact_words, hand_summary, outcome_words
 from scoring.changes import notify_change
 from scoring.engine.card_facts import CardFactError, check_facts
+from scoring.engine.overrides import read_rules
 from scoring.engine.record import GameRecord, RecordError, score_record
-from scoring.engine.rules import RuleError, RuleSet, resolve_rules
+from scoring.engine.rules import RuleError, RuleSet
 from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
 from scoring.models import Game, GameScore, Hand
+from scoring.permissions import CLOSED_SEASON, may_record_for, record_owner_message, season_is_closed
 from scoring.selectors import hand_facts
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
+CONFIRMED_NEEDS_REASON = "This result was confirmed: say why you correct it (kept in the game's history)."
 
 
 class HandRefused(ValidationError):
@@ -52,7 +56,7 @@ class Change:
 
 
 def _rules_of(game: Game) -> RuleSet:
-    return resolve_rules(game.rules)
+    return game.rule_set  # resolved once per loaded game (Game.rule_set)
 
 
 _facts_of = hand_facts  # one mapping from stored hand to engine facts (scoring.selectors)
@@ -66,15 +70,21 @@ def _score(game: Game, facts: list[HandFacts]) -> SessionResult:
 
 
 def _lock(game: Game) -> Game:
-    """Serialise writers on one game (row lock on PostgreSQL; SQLite locks the file)."""
-    return Game.objects.select_for_update().select_related("player_one", "player_two").get(pk=game.pk)
+    """Serialise writers on one game (row lock on PostgreSQL; SQLite locks the file).
+
+    Every change of a game's hands comes through here, so this is where a closed season refuses them.
+    """
+    locked = Game.objects.select_for_update().select_related("player_one", "player_two").get(pk=game.pk)
+    if season_is_closed(locked):
+        raise HandRefused(field="season", message=CLOSED_SEASON)
+    if locked.rules == game.rules:  # rules are fixed once play starts: keep the set already resolved
+        locked.rule_set = game.rule_set
+    return locked
 
 
 def _describe_hand(hand: Hand | HandResult, names: dict[int, str]) -> str:
-    if hand.result == "dead":
-        return "dead hand"
     winner = hand.winner_id if isinstance(hand, Hand) else hand.winner
-    return f"{names[winner]} {hand.result.replace('_', ' ')} {hand.points}"
+    return outcome_words(hand.result, names.get(winner), hand.points)
 
 
 def derived_hand_fields(derived: HandResult) -> dict[str, Any]:
@@ -90,15 +100,23 @@ def derived_hand_fields(derived: HandResult) -> dict[str, Any]:
     }
 
 
-def game_recompute(*, game: Game, hands: list[Hand] | None = None) -> list[Change]:
+def game_recompute(
+    *, game: Game, hands: list[Hand] | None = None, result: SessionResult | None = None, report: bool = True
+) -> list[Change]:
     """Rewrite every derived figure of ``game`` from its facts; return what moved.
 
     Must run inside the caller's transaction (all callers hold the game lock).
-    ``hands`` lets a caller that already loaded every hand, in order, skip the reload.
+    ``hands`` lets a caller that already loaded every hand, in order, skip the reload,
+    and ``result`` (the engine's scoring of exactly those hands) the second scoring.
+    ``report=False`` (a hand appended: nothing before it moves) skips reading the
+    stored scores to say what moved: every score row is written in one upsert.
+    Afterwards ``game`` holds its hands and scores as if prefetched, and its
+    players, so the answer to the write needs no second read.
     """
     if hands is None:
         hands = list(game.hands.order_by("number"))
-    result = _score(game, [_facts_of(hand) for hand in hands])
+    if result is None:
+        result = _score(game, [_facts_of(hand) for hand in hands])
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     changes: list[Change] = []
     changed_hands = []
@@ -116,9 +134,11 @@ def game_recompute(*, game: Game, hands: list[Hand] | None = None) -> list[Chang
     if changed_hands:
         Hand.objects.bulk_update(changed_hands, list(new))
 
-    existing = {score.number: score for score in game.scores.all()}
+    existing = {score.number: score for score in game.scores.all()} if report else {}
+    scores, changed_scores = [], []
     for derived in result.games:
         score = existing.get(derived.number) or GameScore(game=game, number=derived.number)
+        scores.append(score)
         before_final = (score.player_one_final, score.player_two_final) if score.pk else None
         before_row = _score_row(score) if score.pk else None
         score.player_one_hand_points = derived.hand_points[game.player_one_id]
@@ -132,12 +152,19 @@ def game_recompute(*, game: Game, hands: list[Hand] | None = None) -> list[Chang
         score.margin = derived.margin
         score.closed_by_hand = derived.closed_by_hand
         if _score_row(score) != before_row:  # most hands leave the closed games untouched
-            score.save()
+            changed_scores.append(score)
         after_final = (score.player_one_final, score.player_two_final)
         if before_final is not None and before_final != after_final and before_final != (None, None):
             label = f"Game {derived.number} final" if len(result.games) > 1 else "Final score"
             show = lambda pair: "open" if pair == (None, None) else f"{pair[0]}\u2013{pair[1]}"  # noqa: E731
             changes.append(Change(label, show(before_final), show(after_final)))
+    if changed_scores:  # one statement for every row (Hollywood has three)
+        GameScore.objects.bulk_create(
+            changed_scores,
+            update_conflicts=True,
+            unique_fields=["game", "number"],
+            update_fields=SCORE_FIGURES,
+        )
 
     game.over = result.over
     game.winner_id = result.winner
@@ -152,7 +179,37 @@ def game_recompute(*, game: Game, hands: list[Hand] | None = None) -> list[Chang
         update_fields=["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "updated_at"]
     )
     notify_change(game=game)  # wall screens hear of it when this transaction commits
+    _keep_loaded(game, hands=hands, scores=sorted(scores, key=lambda score: score.number))
     return changes
+
+
+SCORE_FIGURES = [
+    "player_one_hand_points",
+    "player_two_hand_points",
+    "player_one_boxes",
+    "player_two_boxes",
+    "over",
+    "winner",
+    "player_one_final",
+    "player_two_final",
+    "margin",
+    "closed_by_hand",
+]
+
+
+def _keep_loaded(game: Game, *, hands: list[Hand], scores: list[GameScore]) -> None:
+    """Leave on ``game`` what was just written, as a prefetch would (``game.hands.all()``
+    and ``game.scores.all()`` answer without a query), and its players by id."""
+    cache = game.__dict__.setdefault("_prefetched_objects_cache", {})
+    for name, rows in (("hands", hands), ("scores", scores)):
+        cache.pop(name, None)
+        loaded = getattr(game, name).all()  # Django's own prefetch fills a queryset's cache the same way
+        loaded._result_cache = list(rows)
+        loaded._prefetch_done = True
+        cache[name] = loaded
+    players = {game.player_one_id: game.player_one, game.player_two_id: game.player_two}
+    for name in ("first_dealer", "winner", "next_dealer"):
+        setattr(game, name, players.get(getattr(game, f"{name}_id")))
 
 
 def _score_row(score: GameScore) -> tuple:
@@ -171,13 +228,16 @@ def game_create(
 ) -> Game:
     """Start a sitting between two different players under a validated rule set."""
     try:
-        resolved = resolve_rules(rules)
+        resolved = read_rules(rules)
     except RuleError as error:
         raise HandRefused(field=error.field, message=error.message) from None
     if player_one.pk == player_two.pk:
         raise HandRefused(field="player_two", message="A game needs two different players.")
     if first_dealer.pk not in (player_one.pk, player_two.pk):
         raise HandRefused(field="first_dealer", message="The first dealer must be one of the two players.")
+    for field, player in (("player_one", player_one), ("player_two", player_two)):
+        if not may_record_for(created_by, player):  # nobody puts games on a stranger's record
+            raise HandRefused(field=field, message=record_owner_message(player))
     with transaction.atomic():
         game = Game.objects.create(
             player_one=player_one,
@@ -253,7 +313,11 @@ def hand_preview(
         defender_deadwood=defender_deadwood,
         upcard=upcard,
     )
-    facts = [_facts_of(hand) for hand in game.hands.order_by("number")]
+    if "hands" in getattr(game, "_prefetched_objects_cache", {}):  # the page loaded them already
+        stored = sorted(game.hands.all(), key=lambda hand: hand.number)
+    else:
+        stored = game.hands.order_by("number")
+    facts = [_facts_of(hand) for hand in stored]
     return _score(game, [*facts, _facts_from(values)]).hands[-1]
 
 
@@ -268,10 +332,18 @@ def hand_record(
     cards: Any = None,
     recorded_by=None,
     expected_number: int | None = None,
+    savepoint: bool = True,
 ) -> Hand:
-    """Append the next hand. ``expected_number`` guards against two phones racing."""
+    """Append the next hand. ``expected_number`` guards against two phones racing.
+
+    The hand's ``game`` is the game as written, holding its hands, scores and
+    players (``game_recompute``): an answer built from it reads nothing again.
+
+    ``savepoint=False``: the caller's transaction (if any) rolls back whole on a
+    refusal (the API's Idempotency-Key claim does), so joining it needs no savepoint.
+    """
     try:
-        with transaction.atomic():
+        with transaction.atomic(savepoint=savepoint):
             locked = _lock(game)
             hands = list(locked.hands.order_by("number"))
             number = len(hands) + 1
@@ -290,7 +362,8 @@ def hand_record(
                 upcard=upcard,
             )
             # Validate before writing so a refused hand never touches the table.
-            derived = _score(locked, [*map(_facts_of, hands), _facts_from(values)]).hands[-1]
+            result = _score(locked, [*map(_facts_of, hands), _facts_from(values)])
+            derived = result.hands[-1]
             cards = _checked_cards(locked, values, cards, number=number)
             hand = Hand.objects.create(
                 game=locked,
@@ -300,7 +373,7 @@ def hand_record(
                 **derived_hand_fields(derived),
                 **values,
             )
-            game_recompute(game=locked, hands=[*hands, hand])
+            game_recompute(game=locked, hands=[*hands, hand], result=result, report=False)
             if locked.league_status == "confirmed":  # a hand added to a confirmed league result
                 audit_record(
                     game=locked,
@@ -342,10 +415,14 @@ def hand_edit(
     """Correct the facts of any hand; every later figure is recomputed.
 
     Refused (and nothing saved) if the corrected sheet breaks the rules
-    anywhere, e.g. the game would now end before a later hand.
+    anywhere, e.g. the game would now end before a later hand. ``reason`` goes
+    in the audit trail; correcting a confirmed league result needs one.
     """
+    reason = reason.strip()
     with transaction.atomic():
         game = _lock(hand.game)
+        if game.league_status == "confirmed" and not reason:
+            raise HandRefused(field="reason", hand=hand.number, message=CONFIRMED_NEEDS_REASON)
         stored = Hand.objects.select_for_update().get(pk=hand.pk, game=game)
         values = _clean_facts(
             game,
@@ -376,6 +453,52 @@ def hand_edit(
         )
     _refresh(hand.game, game)
     return changes
+
+
+def hand_edit_preview(
+    *,
+    hand: Hand,
+    ending: str,
+    by: Player | int | None = None,
+    knocker_deadwood: int | None = None,
+    defender_deadwood: int | None = None,
+    upcard: str | None = None,
+) -> tuple[HandResult, list[Change]]:
+    """What correcting ``hand`` would score, and every total and later hand it would move; nothing is stored."""
+    game = hand.game
+    values = _clean_facts(
+        game,
+        ending=ending,
+        by=by,
+        knocker_deadwood=knocker_deadwood,
+        defender_deadwood=defender_deadwood,
+        upcard=upcard,
+    )
+    hands = list(game.hands.order_by("number"))
+    before = _score(game, [_facts_of(other) for other in hands])
+    after = _score(game, [_facts_from(values) if other.pk == hand.pk else _facts_of(other) for other in hands])
+    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    changes = [
+        Change(f"Hand {other.number}", _describe_hand(old, names), _describe_hand(new, names))
+        for other, old, new in zip(hands, before.hands, after.hands, strict=True)
+        if other.pk != hand.pk and _describe_hand(old, names) != _describe_hand(new, names)
+    ]
+    hollywood = len(after.games) > 1
+    for old, new in zip(before.games, after.games, strict=True):
+        for pk, name in names.items():
+            if old.hand_points[pk] != new.hand_points[pk]:
+                label = f"{name}, game {new.number}" if hollywood else name
+                changes.append(Change(label, str(old.hand_points[pk]), str(new.hand_points[pk])))
+    if (before.over, before.winner) != (after.over, after.winner):
+
+        def outcome(result: SessionResult) -> str:
+            if not result.over:
+                return "not over"
+            return f"{names[result.winner]} wins" if result.winner else "level"
+
+        changes.append(Change("Game", outcome(before), outcome(after)))
+    index = next(i for i, other in enumerate(hands) if other.pk == hand.pk)
+    return after.hands[index], changes
 
 
 def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Change]:
@@ -438,30 +561,58 @@ def game_import(*, record: GameRecord, created_by=None) -> Game:
         except ValidationError as error:
             raise RecordError(None, "players", " ".join(error.messages)) from None
         by_name = dict(zip(record.players, players, strict=True))
-        game = game_create(
-            player_one=players[0],
-            player_two=players[1],
-            first_dealer=by_name[record.first_dealer],
-            rules=record.rules,
-            created_by=created_by,
-            name=record.name,
-            source=record.source,
-        )
-        Hand.objects.bulk_create(
-            Hand(
-                game=game,
-                number=number,
-                ending=fact.ending,
-                by=by_name[fact.by] if fact.by else None,
-                knocker_deadwood=fact.knocker_deadwood if fact.ending == "knock" else None,
-                defender_deadwood=fact.defender_deadwood,
-                upcard=fact.upcard or "",
-                cards=check_facts(record.rules, fact, cards),  # checked by score_record; stored tidied
-                recorded_by=created_by,
-                dealer=game.first_dealer,  # placeholder; game_recompute sets the real dealer
-                result="",
+        try:
+            game = game_create(
+                player_one=players[0],
+                player_two=players[1],
+                first_dealer=by_name[record.first_dealer],
+                rules=record.rules,
+                created_by=created_by,
+                name=record.name,
+                source=record.source,
             )
-            for number, (fact, cards) in enumerate(zip(record.hands, record.cards, strict=True), start=1)
+        except HandRefused as refusal:  # a record answers in the record's terms: its `players`
+            raise RecordError(None, "players", refusal.message_text) from None
+        hands_store(
+            game=game,
+            hands=[replace(fact, by=by_name[fact.by].pk if fact.by else None) for fact in record.hands],
+            cards=record.cards,
+            recorded_by=created_by,
         )
-        game_recompute(game=game)
     return game
+
+
+def hands_store(
+    *, game: Game, hands: Sequence[HandFacts], cards: Sequence[Any] | None = None, recorded_by=None
+) -> None:
+    """Store a whole sheet of hands on a game that has none yet (imports, seeding): the one hand-import path.
+
+    ``hands`` are HandFacts whose ``by`` is a player's primary key. Each hand is cleaned as a hand typed
+    on the page or sent to the API is, and the whole sheet is refused (HandRefused naming the hand and
+    field, nothing stored) if any hand breaks the game's rules. Run inside the caller's transaction.
+    """
+    values = [
+        _clean_facts(
+            game,
+            ending=fact.ending,
+            by=fact.by,
+            knocker_deadwood=fact.knocker_deadwood,
+            defender_deadwood=fact.defender_deadwood,
+            upcard=fact.upcard,
+        )
+        for fact in hands
+    ]
+    derived = _score(game, [_facts_from(value) for value in values]).hands
+    dealt = list(cards) if cards is not None else [None] * len(values)
+    Hand.objects.bulk_create(
+        Hand(
+            game=game,
+            number=number,
+            cards=_checked_cards(game, value, hand_cards, number=number),
+            recorded_by=recorded_by,
+            **derived_hand_fields(result),
+            **value,
+        )
+        for number, (value, result, hand_cards) in enumerate(zip(values, derived, dealt, strict=True), start=1)
+    )
+    game_recompute(game=game)  # the engine has the last word on every figure

@@ -4,6 +4,8 @@ from scoring import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("todo/", views.todo, name="todo"),
+    path("todo/count/", views.todo_count, name="todo_count"),
     path("games/new/", views.game_new, name="game_new"),
     path("games/new/rules/", views.rules_check, name="rules_check"),
     path("games/<int:pk>/", views.game_sheet, name="game"),
@@ -12,6 +14,8 @@ urlpatterns = [
     path("games/<int:pk>/hands/cards/", views.hand_cards, name="hand_cards"),
     path("games/<int:pk>/hands/undo/", views.hand_undo, name="hand_undo"),
     path("games/<int:pk>/hands/<int:number>/edit/", views.hand_edit, name="hand_edit"),
+    path("games/<int:pk>/hands/<int:number>/preview/", views.hand_edit_preview, name="hand_edit_preview"),
     path("games/<int:pk>/hands/<int:number>/remove/", views.hand_remove, name="hand_remove"),
     path("games/<int:pk>/again/", views.play_again, name="play_again"),
+    path("players/merge/", views.player_merge, name="player_merge"),
 ]

@@ -22,34 +22,70 @@ from players.models import Player
 from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
 from scoring import services
+from scoring.audit import outcome_words
 from scoring.engine.card_facts import Worked, knock_limit_for, work_out
-from scoring.engine.rules import PRESET_LABELS, resolve_rules
+from scoring.engine.rules import PRESET_LABELS
 from scoring.engine.score import dealer_after
 from scoring.forms import (
     CARD_ACTIONS,
     HAND_FIELD_LABELS,
+    CorrectionForm,
     HandForm,
     NewGameForm,
+    PlayerMergeForm,
     as_form_data,
     hand_initial,
     new_game_initial,
     refusal_text,
 )
+from scoring.merge import player_merge as player_merge_service
 from scoring.models import Game, Hand
-from scoring.permissions import can_edit_game, can_view_game
+from scoring.permissions import (
+    can_confirm,
+    can_dispute,
+    can_edit_game,
+    can_merge_players,
+    can_view_game,
+    club_of_game,
+    edit_refusal,
+    mergeable_players,
+)
 from scoring.scoresheet import describe_result, sheet_boards, sheet_rows
-from scoring.selectors import game_for_sheet, game_list, game_session
+from scoring.selectors import game_for_sheet, game_list, game_session, todo_for
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
-
-RESULT_WORDS = {"knock": "knock", "undercut": "undercut", "gin": "gin", "big_gin": "big gin", "dead": "dead hand"}
 
 
 def home(request):
     if no_one_can_sign_in():  # first run: create the owner
         return redirect("setup")
-    games = list(game_list(viewer=request.user)[:50])
-    return render(request, "scoring/home.html", {"games": games})
+    # A member sees their own games; everyone's (every club's they can see) is one link away.
+    show_all = request.GET.get("show") == "all" or not request.user.is_authenticated
+    games = list(game_list(viewer=request.user, of_user=None if show_all else request.user)[:50])
+    todo = _todo(request)
+    return render(request, "scoring/home.html", {"games": games, "show_all": show_all, "todo": todo})
+
+
+OPENED_INVITATIONS = "opened_invitations"  # session key: invitation tokens this visitor opened (league views)
+
+
+def _todo(request):
+    return todo_for(request.user, invitation_tokens=request.session.get(OPENED_INVITATIONS, ()))
+
+
+def todo(request):
+    """Everything that needs the signed-in user: results to confirm, disputes, fixtures due, invitations."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    return render(request, "scoring/todo.html", {"todo": _todo(request)})
+
+
+def todo_count(request):
+    """The navigation's count (fetched after the page loads, so no page pays for it up front)."""
+    count = _todo(request).count if request.user.is_authenticated else 0
+    response = render(request, "scoring/todo.html#count", {"count": count})
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 # --- helpers ---------------------------------------------------------------
@@ -74,8 +110,8 @@ def game_writer(view):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         game = _load_game(pk, request.user)
-        if not can_edit_game(request.user, game):
-            raise PermissionDenied("Only the game's players, its creator and staff may change it.")
+        if refusal := edit_refusal(request.user, game):
+            raise PermissionDenied(refusal)
         return view(request, game, *args, **kwargs)
 
     return wrapper
@@ -92,7 +128,7 @@ def sheet_context(
     card_mode: bool = False,
 ) -> dict:
     """Everything the scoresheet shows, from the stored facts scored by the engine."""
-    rules = resolve_rules(game.rules)
+    rules = game.rule_set
     hands, session = game_session(game, rules)
     players = (game.player_one, game.player_two)
     names = {player.pk: player.name for player in players}
@@ -125,8 +161,17 @@ def sheet_context(
         "saved": saved,
         "last_number": len(hands),
         "live": True,
+        **_league_context(request.user, game),
         **_card_context(form, game),
     }
+
+
+def _league_context(user, game: Game) -> dict:
+    """A league game's sheet offers its confirmation to whoever may confirm or dispute it (nothing for a friendly)."""
+    club = club_of_game(game)
+    if club is None:
+        return {"can_confirm": False, "can_dispute": False}
+    return {"can_confirm": can_confirm(user, game, club), "can_dispute": can_dispute(user, game, club)}
 
 
 def _render_sheet(request, game: Game, *, status: int = 200, **extra):
@@ -153,14 +198,33 @@ def _card_work(form: HandForm, rules) -> Worked | None:
     )
 
 
+DEADWOOD_BOXES = ("knocker_deadwood", "defender_deadwood")
+
+
 def _with_cards(form: HandForm, worked: Worked | None, game: Game, rules) -> HandForm:
-    """The form again, its deadwood boxes filled from the cards (emptied while the cards are unfinished)."""
-    if worked is None or not form.is_bound:
+    """The form again, its deadwood boxes filled from the cards (emptied while the cards are unfinished).
+
+    What was typed is kept aside (``typed_*``) while the cards are on, and comes back into
+    empty boxes when they are put away: switching never drops what was typed.
+    """
+    if not form.is_bound:
         return form
     data = form.data.copy()
+    if worked is None:
+        if data.get("action") != "cards_off":
+            return form
+        for name in DEADWOOD_BOXES:
+            if not data.get(name) and data.get(f"typed_{name}"):
+                data[name] = data[f"typed_{name}"]
+        filled = type(form)(data, game=game, rules=rules)
+        filled.is_valid()
+        return filled
+    if data.get("action") == "cards_on":
+        for name in DEADWOOD_BOXES:
+            data[f"typed_{name}"] = data.get(name, "")
     data["knocker_deadwood"] = "" if worked.knocker_deadwood is None else str(worked.knocker_deadwood)
     data["defender_deadwood"] = "" if worked.defender_deadwood is None else str(worked.defender_deadwood)
-    filled = HandForm(data, game=game, rules=rules)
+    filled = type(form)(data, game=game, rules=rules)  # a correction keeps its reason
     filled.is_valid()
     filled.worked = worked
     return filled
@@ -204,22 +268,29 @@ def hand_cards(request, game: Game):
     Working out answers with the deadwood boxes filled in and the melds and
     lay-offs as card faces, plus (on the scoresheet) the score preview.
     """
-    rules = resolve_rules(game.rules)
-    form = HandForm(request.POST, game=game, rules=rules)
+    rules = game.rule_set
+    correcting = request.POST.get("correcting", "")
+    hand = _hand_of(game, int(correcting)) if correcting.isdigit() else None  # the correction form's
+    form = (CorrectionForm if hand else HandForm)(request.POST, game=game, rules=rules)
     form.is_valid()
     live = bool(request.POST.get("live"))
     action = request.POST.get("action")
     form = _with_cards(form, _card_work(form, rules), game, rules)
-    context = {"form": form, "game": game, "live": live, **_card_context(form, game)}
+    context = {"form": form, "game": game, "hand": hand, "live": live, **_card_context(form, game)}
     if action in ("cards_on", "cards_off"):
-        return render(request, "scoring/_hand_fields.html#fields", context)
-    response = render(request, "scoring/_hand_fields.html#worked", context)
-    if live:
+        response = render(request, "scoring/_hand_fields.html#fields", context)
+    else:
+        response = render(request, "scoring/_hand_fields.html#worked", context)
+    if live:  # the preview follows: empty until the cards are complete, the typed hand's when they are put away
         worked = getattr(form, "worked", None)
-        text, ok = ("", False)
-        if worked is not None and worked.complete:
-            text, ok = _preview_text(form, game)
-        preview = render(request, "scoring/game.html#preview", {"preview": text, "preview_ok": ok, "oob": True})
+        text, ok, changes = "", False, []
+        if action == "cards_off" or (worked is not None and worked.complete):
+            text, ok, changes = _preview_text(form, game, hand=hand, live=True)
+        preview = render(
+            request,
+            "scoring/game.html#preview",
+            {"preview": text, "preview_ok": ok, "preview_changes": changes, "oob": True},
+        )
         response.content += preview.content
     return response
 
@@ -233,34 +304,69 @@ def game_sheet(request, pk: int):
     return render(request, "scoring/game.html", sheet_context(request, game, card_mode=card_mode))
 
 
-def _preview_text(form: HandForm, game: Game) -> tuple[str, bool]:
-    """(text, ok): the preview of a valid form, or why it is refused."""
+def _left_blank(form: HandForm, field: str) -> bool:
+    """The field named by an error was simply not filled in yet (rather than given wrong)."""
+    names = ("upcard_rank", "upcard_suit") if field == "upcard" else (field,)
+    return all(name in form.fields and not form.data.get(name) for name in names)
+
+
+def _preview_text(
+    form: HandForm, game: Game, *, hand: Hand | None = None, live: bool = False
+) -> tuple[str, bool, list]:
+    """(text, ok, changes): the preview of a valid form (a new hand, or ``hand`` corrected), or why it is refused.
+
+    ``live`` (previewing while the hand is typed): a box not filled in yet is not an error, so
+    nothing shows until the facts are complete; a wrong figure still shows at once.
+    """
     if not form.is_valid():
         if "ending" in form.errors and not form.data.get("ending"):
-            return "Choose how the hand ended.", False
-        errors = [error for field_errors in form.errors.values() for error in field_errors]
-        return " ".join(errors), False
+            return ("" if live else "Choose how the hand ended."), False, []
+        errors = [
+            error
+            for name, field_errors in form.errors.items()
+            if not (live and _left_blank(form, name))
+            for error in field_errors
+        ]
+        return " ".join(errors), False, []
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    changes = []
     try:
-        result = services.hand_preview(game=game, **form.facts())
+        if hand is None:
+            result = services.hand_preview(game=game, **form.facts())
+        else:
+            result, changes = services.hand_edit_preview(hand=hand, **form.facts())
     except HandRefused as refusal:
+        if live and _left_blank(form, refusal.field):
+            return "", False, []
         label = HAND_FIELD_LABELS.get(refusal.field, refusal.field.replace("_", " ").capitalize())
-        return refusal_text(label, refusal.message_text), False
-    return describe_result(result, names, hollywood=game.is_hollywood), True
+        return refusal_text(label, refusal.message_text), False, []
+    return describe_result(result, names, hollywood=game.is_hollywood), True, changes
 
 
 @require_POST
 @game_writer
 def hand_preview(request, game: Game):
-    form = HandForm(request.POST, game=game, rules=resolve_rules(game.rules))
-    text, ok = _preview_text(form, game)
+    """htmx: the live preview of the hand being typed."""
+    form = HandForm(request.POST, game=game, rules=game.rule_set)
+    text, ok, _ = _preview_text(form, game, live=True)
     return render(request, "scoring/game.html#preview", {"preview": text, "preview_ok": ok})
 
 
 @require_POST
 @game_writer
+def hand_edit_preview(request, game: Game, number: int):
+    """htmx: the live preview of a correction: the corrected hand and every total it moves."""
+    hand = _hand_of(game, number)
+    form = CorrectionForm(request.POST, game=game, rules=game.rule_set)
+    text, ok, changes = _preview_text(form, game, hand=hand, live=True)
+    context = {"preview": text, "preview_ok": ok, "preview_changes": changes}
+    return render(request, "scoring/game.html#preview", context)
+
+
+@require_POST
+@game_writer
 def hand_submit(request, game: Game):
-    rules = resolve_rules(game.rules)
+    rules = game.rule_set
     form = HandForm(request.POST, game=game, rules=rules)
     action = request.POST.get("action")
     if action in CARD_ACTIONS:  # without JavaScript: card entry on/off, or work out the deadwood
@@ -270,7 +376,7 @@ def hand_submit(request, game: Game):
     if action == "preview":
         form.is_valid()
         form = _with_cards(form, _card_work(form, rules), game, rules)
-        text, ok = _preview_text(form, game)
+        text, ok, _ = _preview_text(form, game)
         return _render_sheet(request, game, form=form, preview=text, preview_ok=ok)
     if not form.is_valid():
         return _render_sheet(request, game, form=form, status=422)
@@ -295,7 +401,7 @@ def hand_submit(request, game: Game):
     except HandRefused as refusal:
         form.add_refusal(refusal.field, refusal.message_text)
         return _render_sheet(request, game, form=form, status=422)
-    fresh = _load_game(game.pk, request.user)
+    fresh = hand.game  # the game as written, with its hands and scores: no second read
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     saved = f"Hand {hand.number} saved: " + _hand_words(hand, names)
     if request.htmx:  # the next hand is entered the same way as this one
@@ -305,9 +411,7 @@ def hand_submit(request, game: Game):
 
 
 def _hand_words(hand: Hand, names: dict) -> str:
-    if hand.result == "dead":
-        return "dead hand."
-    return f"{names[hand.winner_id]} {RESULT_WORDS[hand.result]} {hand.points}."
+    return outcome_words(hand.result, names.get(hand.winner_id), hand.points) + "."
 
 
 def _report_changes(request, heading: str, changes) -> None:
@@ -352,10 +456,10 @@ def hand_undo(request, game: Game):
 @game_writer
 def hand_edit(request, game: Game, number: int):
     hand = _hand_of(game, number)
-    rules = resolve_rules(game.rules)
+    rules = game.rule_set
     status = 200
     if request.method == "POST":
-        form = HandForm(request.POST, game=game, rules=rules)
+        form = CorrectionForm(request.POST, game=game, rules=rules)
         if request.POST.get("action") in CARD_ACTIONS:  # without JavaScript: card entry on/off, work it out
             form.is_valid()
             form = _with_cards(form, _card_work(form, rules), game, rules)
@@ -364,7 +468,9 @@ def hand_edit(request, game: Game, number: int):
             if facts is not None:
                 facts.setdefault("cards", None)  # typed deadwood: any stored cards no longer apply
                 try:
-                    changes = services.hand_edit(hand=hand, edited_by=request.user, **facts)
+                    changes = services.hand_edit(
+                        hand=hand, edited_by=request.user, reason=form.reason_text(), **facts
+                    )
                 except HandRefused as refusal:
                     form.add_refusal(refusal.field, refusal.message_text)
                 else:
@@ -377,12 +483,12 @@ def hand_edit(request, game: Game, number: int):
         initial = hand_initial(hand)
         if request.GET.get("cards") == "1":
             initial["entry"] = "cards"
-        form = HandForm(game=game, rules=rules, initial=initial)
+        form = CorrectionForm(game=game, rules=rules, initial=initial)
         if form.card_mode and hand.cards:  # show the stored hand's melds straight away
-            form = HandForm(as_form_data(initial), game=game, rules=rules)
+            form = CorrectionForm(as_form_data(initial), game=game, rules=rules)
             form.is_valid()
             form = _with_cards(form, _card_work(form, rules), game, rules)
-    context = {"game": game, "hand": hand, "form": form, "rules": rules, **_card_context(form, game)}
+    context = {"game": game, "hand": hand, "form": form, "rules": rules, "live": True, **_card_context(form, game)}
     return render(request, "scoring/hand_edit.html", context, status=status)
 
 
@@ -401,6 +507,41 @@ def hand_remove(request, game: Game, number: int):
         return redirect("game", pk=game.pk)
     context = {"game": game, "hand": hand, "words": _hand_words(hand, names), "later": game.hand_count - number}
     return render(request, "scoring/hand_remove.html", context)
+
+
+# --- merging player records ------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def player_merge(request):
+    """Staff, and a club's admins for their guests: two records of one person become one."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    players = mergeable_players(request.user)
+    if not players.exists():
+        raise PermissionDenied("Only staff and clubs' owners and admins merge player records.")
+    form = PlayerMergeForm(request.POST or None, players=players)
+    if request.method == "POST" and form.is_valid():
+        keep, drop = form.cleaned_data["keep"], form.cleaned_data["drop"]
+        if not can_merge_players(request.user, keep, drop):
+            form.add_error(
+                "drop", "Merge into it: you may merge only a guest (no account) into a member of a club you run."
+            )
+        else:
+            try:
+                result = player_merge_service(keep=keep, drop=drop, merged_by=request.user)
+            except ValidationError as error:
+                for message in error.message_dict.get("drop", error.messages):
+                    form.add_error("drop", message)
+            else:
+                messages.success(
+                    request,
+                    f"{result.dropped_name} merged into {keep.name}: {result.games} "
+                    f"game{'s' if result.games != 1 else ''} moved, each with a line in its history.",
+                )
+                return redirect(reverse("stats:player", args=[keep.pk]))
+    status = 422 if form.errors else 200
+    return render(request, "scoring/player_merge.html", {"form": form}, status=status)
 
 
 # --- starting games --------------------------------------------------------
@@ -432,7 +573,7 @@ def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
         "recent": [
             {
                 "game": game,
-                "overrides": resolve_rules(game.rules).describe_overrides(),
+                "overrides": game.rule_set.describe_overrides(),
                 "preset_label": PRESET_LABELS.get(game.preset, game.preset),
             }
             for game in recent
@@ -521,7 +662,7 @@ def rules_check(request):
 @game_writer
 def play_again(request, game: Game):
     """A new sitting: same players, same rules, the dealer carried on."""
-    rules = resolve_rules(game.rules)
+    rules = game.rule_set
     _, session = game_session(game, rules)
     dealer_pk = dealer_after(rules, (game.player_one_id, game.player_two_id), game.first_dealer_id, session.hands)
     new = services.game_create(

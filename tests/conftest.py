@@ -1,7 +1,10 @@
+"""Shared fixtures: the golden vectors, a signed-in user, and settings every test runs under."""
+
 import json
 from pathlib import Path
 
 import pytest
+from django.test.utils import override_settings
 
 VECTOR_DIR = Path(__file__).parent / "vectors"
 VECTOR_FILES = sorted(VECTOR_DIR.glob("*.json"))
@@ -16,3 +19,20 @@ def user(db):
     from tests.factories import UserFactory
 
     return UserFactory(username="ann")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    """Hashing a password the production way takes ~0.3 s; tests sign in hundreds of times."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _no_lockout_or_rate_limits(request, settings):
+    """The suite signs in and calls the API far more often than any person: no sign-in lockout and no API
+    rate limits, except in the tests marked ``limits`` that try them."""
+    if request.node.get_closest_marker("limits"):
+        return
+    settings.AXES_ENABLED = False
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}

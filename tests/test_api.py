@@ -7,7 +7,8 @@ from django.conf import settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from players.models import Player
+from players import clubs
+from players.models import Membership, Player
 from players.tokens import token_create
 from scoring.models import Game, Hand, IdempotentRequest
 from tests.conftest import VECTOR_FILES, load_vector
@@ -22,12 +23,6 @@ CSRF_SECRET = "a" * 32  # a well-formed CSRF cookie value; the header must repea
 # Fixtures: one game, and a user in each role towards it
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    # The real hasher costs most of a second per user; these tests are about the API, not hashing.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def people():
     creator = UserFactory(username="creator")
@@ -36,6 +31,10 @@ def people():
     staff = UserFactory(username="staff", is_staff=True)
     ann = PlayerFactory(name="Ann", user=participant)
     bob = PlayerFactory(name="Bob")
+    cy = PlayerFactory(name="Cy")  # a guest too: anyone signed in may start a game between Bob and Cy
+    # The creator records for Ann (claimed by the participant's account) as her club mate:
+    # nobody else may put a game on a claimed player's record (scoring/permissions.may_record_for).
+    Membership.objects.create(club=clubs.club_create(name="Kitchen", owner=creator), player=ann)
     return {
         "creator": creator,
         "participant": participant,
@@ -43,6 +42,7 @@ def people():
         "staff": staff,
         "ann": ann,
         "bob": bob,
+        "cy": cy,
     }
 
 
@@ -112,7 +112,7 @@ def endpoints(game, people):
             "game create",
             "post",
             "/api/games/",
-            {"player_one": people["ann"].pk, "player_two": people["bob"].pk, "first_dealer": people["ann"].pk},
+            {"player_one": people["cy"].pk, "player_two": people["bob"].pk, "first_dealer": people["cy"].pk},
             "signed_in",
             201,
         ),
@@ -457,7 +457,7 @@ def test_create_game_uses_the_rules(people):
     response = client.post(
         "/api/games/",
         {
-            "player_one": people["ann"].pk,
+            "player_one": people["cy"].pk,
             "player_two": people["bob"].pk,
             "first_dealer": people["bob"].pk,
             "rules": {"preset": "classic", "target": 150},
@@ -539,7 +539,7 @@ INVALID = [path for path in VECTOR_FILES if "error" in load_vector(path)["expect
 def test_import_then_export_gives_the_vector_figures(path, people):
     vector = load_vector(path)
     record = {key: value for key, value in vector.items() if key != "expect"}
-    client = client_for("outsider", people)
+    client = client_for("participant", people)  # Ann (theirs) imports a game of hers
     response = client.post("/api/games/import/", record, format="json")
     assert response.status_code == 201, response.content
     exported = client.get(f"/api/games/{response.json()['id']}/record/").json()
@@ -552,13 +552,13 @@ def test_import_then_export_gives_the_vector_figures(path, people):
 def test_invalid_record_is_refused_whole_like_scoresheet(path, people):
     vector = load_vector(path)
     record = {key: value for key, value in vector.items() if key != "expect"}
-    response = client_for("outsider", people).post("/api/games/import/", record, format="json")
+    response = client_for("participant", people).post("/api/games/import/", record, format="json")
     assert response.status_code == 400
     body = response.json()
     assert body["error"] == vector["expect"]["error"]
     assert body["message"]
     assert not Game.objects.exists() and not Hand.objects.exists()
-    assert set(Player.objects.values_list("name", flat=True)) == {"Ann", "Bob"}  # the fixture's, nothing new
+    assert set(Player.objects.values_list("name", flat=True)) == {"Ann", "Bob", "Cy", "creator"}  # nothing new
 
 
 def test_import_error_shapes_for_bad_json_and_nul(people):
@@ -625,9 +625,9 @@ def test_lists_are_paginated(people):
         PlayerFactory(name=f"Extra {index}")
     client = APIClient()
     first = client.get("/api/players/", {"page_size": 3}).json()
-    assert first["count"] == 7 and len(first["results"]) == 3 and first["next"]
+    assert first["count"] == 9 and len(first["results"]) == 3 and first["next"]  # with Cy and the creator's player
     last = client.get("/api/players/", {"page_size": 3, "page": 3}).json()
-    assert len(last["results"]) == 1 and last["next"] is None
+    assert len(last["results"]) == 3 and last["next"] is None
     assert client.get("/api/players/", {"page": 99}).status_code == 404
 
 

@@ -27,11 +27,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def table():
     ann_user, bob_user = UserFactory(username="ann-phone"), UserFactory(username="bob-phone")

@@ -18,8 +18,9 @@ from scoring import services
 from scoring.league import services as league
 from scoring.models import Game
 from tests.factories import PlayerFactory, UserFactory, make_game
+from tests.fuzzing import examples
 
-MAX_EXAMPLES = 100
+MAX_EXAMPLES = examples(quick=12, deep=300)  # per operation
 
 
 # Loaded when the module is collected (pytest-django has set Django up by then); serving the
@@ -44,7 +45,6 @@ def same_connection():
 
 @pytest.fixture
 def seeded(db, settings, same_connection):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     user = UserFactory(username="fuzzer")
     ann = PlayerFactory(name="Fuzz Ann", user=user)
     bob = PlayerFactory(name="Fuzz Bob")

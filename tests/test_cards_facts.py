@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.engine.card_facts import CardFactError, check_cards, check_facts, hand_display, work_out
+from scoring.engine.card_facts import CardFactError, best_play_note, check_cards, check_facts, hand_display, work_out
 from scoring.engine.rules import resolve_rules
 from scoring.engine.score import HandFacts
 
@@ -49,13 +49,21 @@ def test_a_knock_that_agrees_is_accepted_and_tidied():
     assert sorted(tidy["defender"]) == sorted(DEFENDER)
 
 
-def test_entered_deadwood_must_be_what_the_cards_give():
+def test_entered_deadwood_must_be_some_legal_play_of_the_cards():
     error = refusal(lambda: knock(knocker=3))
     assert error.field == "knocker_deadwood"
-    assert "the cards give the knocker 2 deadwood, not 3" in error.message
-    error = refusal(lambda: knock(other=17))  # 6H 7H forgotten as lay-offs: 11 + 13
+    assert "the cards allow the knocker 2 deadwood (knock limit 10), not 3" in error.message
+    error = refusal(lambda: knock(other=20))  # no meld or lay-off leaves 20
     assert error.field == "defender_deadwood"
-    assert "11 deadwood after lay-offs, not 17" in error.message
+    assert "against the knocker's 2, the cards allow the other player 11, 17, 18, 24, 35, … or 78" in error.message
+    assert error.message.endswith("deadwood after lay-offs, not 20")
+
+
+def test_legal_but_imperfect_figures_are_accepted_with_a_best_play_note():
+    assert best_play_note({"by": KNOCKER, "defender": DEFENDER}, "knock", 2, 11) == ""  # the best play
+    for other, missed in ((17, "6H: 7H went on the set of 7s"), (18, "7H"), (24, "both")):
+        assert knock(other=other)["by"][0] == "7S", missed
+        assert best_play_note({"by": KNOCKER, "defender": DEFENDER}, "knock", 2, other) == "best play: K 2, D 11"
 
 
 def test_a_knock_over_the_limit_is_refused_naming_the_cards():
@@ -94,12 +102,24 @@ def test_gin_cards_must_meld_and_the_defender_gets_no_layoffs():
     assert error.field == "defender_deadwood" and "61" in error.message
 
 
-def test_a_knock_with_gin_cards_is_refused():
-    error = refusal(lambda: check_cards(
-        {"by": GIN, "defender": GIN_DEFENDER}, ending="knock", knocker_deadwood=1, defender_deadwood=61,
-        knock_limit=10,
-    ))
+def test_a_knock_with_gin_cards_needs_a_spread_that_leaves_that_deadwood():
+    # AS left off [2S 3S 4S] leaves 1: a knock the player could have made a gin.
+    knocked = {"by": GIN, "defender": GIN_DEFENDER}
+    check_cards(knocked, ending="knock", knocker_deadwood=1, defender_deadwood=61, knock_limit=10)
+    assert best_play_note(knocked, "knock", 1, 61) == "best play: gin, D 61"
+    error = refusal(lambda: check_cards(knocked, ending="knock", knocker_deadwood=2, defender_deadwood=61,
+                                        knock_limit=10))
     assert error.field == "cards" and "that is gin" in error.message
+
+
+def test_gin_defender_deadwood_is_any_spread_of_their_own_melds():
+    gin = {"by": GIN, "defender": GIN_DEFENDER}
+    check_cards(gin, ending="gin", knocker_deadwood=None, defender_deadwood=70, knock_limit=10)  # 2H 3H 4H not melded
+    assert best_play_note(gin, "gin", None, 70) == "best play: D 61"
+    error = refusal(lambda: check_cards(gin, ending="gin", knocker_deadwood=None, defender_deadwood=65,
+                                        knock_limit=10))
+    assert error.field == "defender_deadwood"
+    assert "the cards allow the other player 61 or 70 deadwood" in error.message
 
 
 def test_big_gin_needs_eleven_cards_all_melded():

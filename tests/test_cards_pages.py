@@ -60,8 +60,8 @@ def test_hand_record_stores_agreeing_cards_tidied(setup):
 @pytest.mark.parametrize(
     ("changes", "field", "words"),
     [
-        ({"knocker_deadwood": 4}, "knocker_deadwood", "the cards give the knocker 2 deadwood, not 4"),
-        ({"defender_deadwood": 24}, "defender_deadwood", "11 deadwood after lay-offs, not 24"),
+        ({"knocker_deadwood": 4}, "knocker_deadwood", "the cards allow the knocker 2 deadwood (knock limit 10), not 4"),
+        ({"defender_deadwood": 20}, "defender_deadwood", "deadwood after lay-offs, not 20"),
         ({"cards": {"by": KNOCKER, "defender": [*DEFENDER[:9], "2D"]}}, "cards", "2D is in both hands"),
         ({"cards": {"by": KNOCKER[:9], "defender": DEFENDER}}, "cards", "10 cards"),
         ({"cards": "3H 4H"}, "cards", '{"by": [...], "defender": [...]}'),

@@ -1,6 +1,7 @@
 """Production settings: `check --deploy` is clean, and missing secrets fail loudly."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,13 +31,43 @@ def test_check_deploy_is_clean_with_production_settings():
     assert "no issues" in result.stdout
 
 
-def test_production_without_a_secret_key_refuses_to_start():
-    result = manage("check", env={**PRODUCTION, "SECRET_KEY": ""})
-    assert result.returncode != 0
-    assert "SECRET_KEY must be set" in result.stderr
+def show(setting_expression: str, env: dict) -> str:
+    result = manage("shell", "-c", f"from django.conf import settings; print({setting_expression})", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.strip().splitlines()[-1]  # after the shell's own "N objects imported" line
 
 
-def test_production_without_allowed_hosts_refuses_to_start():
-    result = manage("check", env={**PRODUCTION, "ALLOWED_HOSTS": ""})
-    assert result.returncode != 0
-    assert "ALLOWED_HOSTS must be set" in result.stderr
+def test_debug_is_off_unless_asked_for():
+    assert show("settings.DEBUG", env={}) == "False"
+    assert show("settings.DEBUG", env={"DEBUG": "true"}) == "True"
+
+
+def test_make_dev_turns_debug_on_and_make_run_does_not():
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^dev: export DEBUG :?= ?true$", makefile, re.MULTILINE)
+    run = makefile.split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    assert "DEBUG" not in run
+
+
+def test_without_a_secret_key_one_is_generated_beside_the_database_and_kept(tmp_path):
+    env = {**PRODUCTION, "SECRET_KEY": "", "DATABASE_URL": f"sqlite:///{tmp_path}/club.sqlite3"}
+    first = show("settings.SECRET_KEY", env=env)
+    key_file = tmp_path / ".secret_key"
+    assert key_file.read_text() == first
+    assert key_file.stat().st_mode & 0o077 == 0  # the owner's alone
+    assert show("settings.SECRET_KEY", env=env) == first  # kept across restarts: sessions survive
+    assert len(first) >= 50 and not first.startswith("django-insecure")
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_with_debug_off_and_nothing_set_the_app_serves_plain_http_on_this_machine():
+    env = {"DEBUG": "false"}
+    assert show("settings.ALLOWED_HOSTS", env=env) == "['127.0.0.1', 'localhost', '[::1]']"
+    assert show("getattr(settings, 'SECURE_SSL_REDIRECT')", env=env) == "False"
+    assert show("settings.WHITENOISE_USE_FINDERS", env=env) == "True"  # static files without collectstatic
+
+
+def test_a_real_host_name_turns_on_the_production_defaults():
+    assert show("(settings.SECURE_SSL_REDIRECT, settings.SESSION_COOKIE_SECURE)", env=PRODUCTION) == "(True, True)"
+    assert show("settings.WHITENOISE_USE_FINDERS", env=PRODUCTION) == "False"

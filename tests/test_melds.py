@@ -2,7 +2,8 @@
 
 The solver is checked against an independent brute force that enumerates
 every set of disjoint melds (and, for knocks, every legal layoff sequence),
-on thousands of random hands from fixed seeds, plus hand-worked cases.
+on thousands of random hands from fixed seeds, plus hand-worked cases
+(GINLEAGUE_FUZZ=deep, as in `make fuzz`, checks many more).
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from scoring.engine.melds import (
     deadwood_mask,
     format_arrangement,
     format_knock,
+    knock_outcomes,
+    meld_deadwoods,
     resolve_knock,
 )
+from tests.fuzzing import examples
 
 
 def C(text: str) -> list[int]:
@@ -124,16 +128,21 @@ def brute_knock(knocker, defender):
     d_arrs = all_arrangements(defender)
     if k_dead == 0:
         return 0, min(d_total - sum(value(m) for m in arr) for arr in d_arrs)
+    # The knocker spreads (among its least-deadwood arrangements) to leave the most;
+    # against that spread the defender melds and lays off to leave the least.
     best = None
     for v, k_arr in k_arrs:
         if v != k_dead:
             continue
+        defence = None
         for d_arr in d_arrs:
             melded = frozenset().union(*d_arr) if d_arr else frozenset()
             rest = frozenset(defender) - melded
             dead = d_total - value(melded) - brute_max_layoff(rest, k_arr)
-            if best is None or dead < best:
-                best = dead
+            if defence is None or dead < defence:
+                defence = dead
+        if best is None or defence > best:
+            best = defence
     return k_dead, best
 
 
@@ -276,7 +285,7 @@ def knock_pairs(rng: random.Random, count: int, rich: bool):
 def test_knock_matches_brute_force(seed, rich):
     rng = random.Random(5000 + seed + 10 * rich)
     seen_layoffs = 0
-    for knocker, defender in knock_pairs(rng, 1000, rich):
+    for knocker, defender in knock_pairs(rng, examples(1000, 20000), rich):
         k_dead, d_dead = brute_knock(knocker, defender)
         res = resolve_knock(knocker, defender, knock_limit=10)
         assert (res.knocker_deadwood, res.defender_deadwood) == (k_dead, d_dead), (names(knocker), names(defender))
@@ -292,7 +301,7 @@ def test_knock_matches_brute_force_structured():
     """Knockers built from melds with little deadwood, defenders near those melds: many layoffs."""
     rng = random.Random(6000)
     seen = 0
-    for _ in range(500):
+    for _ in range(examples(500, 10000)):
         low = rng.randint(1, 6)
         ranks = range(low, low + 8)
         while True:
@@ -306,6 +315,52 @@ def test_knock_matches_brute_force_structured():
         check_knock(res, knocker, defender)
         seen += len(res.layoffs) >= 2
     assert seen > 60
+
+
+def brute_layoff_values(rest: frozenset[int], melds: tuple[frozenset[int], ...]) -> frozenset[int]:
+    """Value of every set of cards the defender could lay off from ``rest`` (none included)."""
+
+    @cache
+    def rec(rest, melds):
+        out = {0}
+        for card in rest:
+            for i, meld in enumerate(melds):
+                if can_lay(card, meld):
+                    grown = melds[:i] + (meld | {card},) + melds[i + 1 :]
+                    out.update(value([card]) + v for v in rec(rest - {card}, grown))
+        return frozenset(out)
+
+    return rec(rest, melds)
+
+
+def brute_outcomes(knocker, defender) -> dict[int, set[int]]:
+    """Every (knocker deadwood -> defender deadwoods) some legal play gives, by brute force."""
+    k_total, d_total = value(knocker), value(defender)
+    d_arrs = [frozenset().union(*arr) if arr else frozenset() for arr in all_arrangements(defender)]
+    out: dict[int, set[int]] = {}
+    for k_arr in all_arrangements(knocker):
+        k_dead = k_total - sum(value(m) for m in k_arr)
+        found = out.setdefault(k_dead, set())
+        for melded in d_arrs:
+            left = d_total - value(melded)
+            found.update(left - laid for laid in brute_layoff_values(frozenset(defender) - melded, k_arr))
+    return out
+
+
+def test_every_legal_play_matches_brute_force():
+    """knock_outcomes (what card_facts accepts as entered figures) against the brute force."""
+    rng = random.Random(7000)
+    for _ in range(examples(500, 5000)):
+        low = rng.randint(1, 7)
+        hands = deal(rng, 20, range(low, low + 7))
+        knocker, defender = hands[:10], hands[10:]
+        outcomes = knock_outcomes(knocker, defender)
+        assert outcomes == {k: frozenset(v) for k, v in brute_outcomes(knocker, defender).items()}, (
+            names(knocker), names(defender))
+        assert meld_deadwoods(defender) == frozenset(
+            value(defender) - sum(value(m) for m in arr) for arr in all_arrangements(defender))
+        res = resolve_knock(knocker, defender, knock_limit=10)
+        assert res.defender_deadwood in outcomes[res.knocker_deadwood]  # the best play is a legal play
 
 
 # --------------------------------------------------------------------------
@@ -411,34 +466,41 @@ def test_layoff_chain_does_not_depend_on_meld_order():
         check_knock(res, k, d)
 
 
-def test_defender_breaks_own_set_to_lay_off():
-    # Knocker: runs 9-10-J in spades, hearts and diamonds + AC. Equally good for it:
-    # sets of 9s, 10s and Js (deadwood 1 either way). Against the runs the defender
-    # lays off 8S, 8D and 8H then 7H (breaking its set of 8s): 30 left (KC 2C 3D 4S 6C 5D).
-    # Against the sets it could lay off nothing and would keep 8S 8D 8H, leaving 37.
+def test_knocker_spreads_sets_rather_than_runs_that_take_layoffs():
+    # Knocker: runs 9-10-J in spades, hearts and diamonds + AC, or equally (deadwood 1)
+    # sets of 9s, 10s and Js. Against the runs the defender would lay off 8S, 8D, 8H and
+    # 7H (30 left); against the sets nothing goes and it keeps its own set of 8s (37 left).
+    # A knocker at the table spreads the sets.
     knocker = C("9S 10S JS 9H 10H JH 9D 10D JD AC")
     defender = C("8S 8D 8H 7H KC 2C 3D 4S 6C 5D")
     res = resolve_knock(knocker, defender, knock_limit=10)
     assert res.knocker_deadwood == 1
-    assert res.defender_deadwood == 30
-    assert res.defender.melds == ()
-    assert sorted(names(lay.card for lay in res.layoffs)) == ["7H", "8D", "8H", "8S"]
-    assert all(len({card_rank(c) for c in m}) > 1 for m in res.knocker.melds)  # runs chosen
+    assert res.defender_deadwood == 37
+    assert res.defender.melds == (tuple(C("8S 8H 8D")),)
+    assert res.layoffs == ()
+    assert all(len({card_rank(c) for c in m}) == 1 for m in res.knocker.melds)  # sets chosen
     check_knock(res, knocker, defender)
 
 
-def test_knocker_tie_broken_towards_sets():
-    # Same knocker; now the defender holds the fourth 9, 10 and J (clubs): against the sets
-    # all three lay off (29), against the runs none does. 9C 10C JC is also the defender's
-    # own run, so use 9C 10C QC: 9C and 10C go on the sets, QC stays.
+def test_knocker_spreads_runs_rather_than_sets_that_take_layoffs():
+    # Same knocker; now the defender holds 9C and 10C, which would go on the sets
+    # (69 - 19 = 50) but fit no run: the knocker spreads the runs and the defender keeps 69.
     knocker = C("9S 10S JS 9H 10H JH 9D 10D JD AC")
     defender = C("9C 10C QC 2C 3D 4S 6C 5D KS KH")
     res = resolve_knock(knocker, defender, knock_limit=10)
     assert res.knocker_deadwood == 1
-    # 9 + 10 + 10 + 2 + 3 + 4 + 6 + 5 + 10 + 10 = 69; minus 9C and 10C -> 50
-    assert res.defender_deadwood == 50
-    assert all(len({card_rank(c) for c in m}) == 1 for m in res.knocker.melds)  # sets chosen
+    assert res.defender_deadwood == 69
+    assert res.layoffs == ()
+    assert all(len({card_rank(c) for c in m}) > 1 for m in res.knocker.melds)  # runs chosen
     check_knock(res, knocker, defender)
+
+
+def test_the_issue_example_knocker_leaves_nothing_to_lay_off():
+    # [3C 4C 5C 6C] [6S 6H 6D] would take 7C (76 left); [3C 4C 5C] [6S 6H 6D 6C] takes nothing.
+    res = resolve_knock(C("3C 4C 5C 6C 6S 6H 6D AS 2H 3D"), C("7C KS KH QD JD 10S 9D 8H 4S 5H"), knock_limit=10)
+    assert (res.knocker_deadwood, res.defender_deadwood) == (6, 83)
+    assert tuple(C("6S 6H 6D 6C")) in res.knocker.melds
+    assert res.layoffs == ()
 
 
 def test_defender_gives_up_four_of_a_kind_for_layoffs():

@@ -80,8 +80,10 @@ def test_a_stranger_gets_403_on_every_write():
 @pytest.mark.django_db
 def test_linked_player_and_staff_may_write_but_not_the_creator_of_another_game():
     bob_user = UserFactory(username="bob")
-    bob = PlayerFactory(name="Bob", user=bob_user)
+    bob = PlayerFactory(name="Bob")
     game = make_game(created_by=UserFactory(username="owner"), player_one=bob)
+    bob.user = bob_user  # Bob claims his record after the game started (an invitation does this)
+    bob.save(update_fields=["user"])
     as_bob = Client()
     as_bob.force_login(bob_user)
     assert post_hand(as_bob, game, ending="dead").status_code == 302

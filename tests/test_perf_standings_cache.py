@@ -53,7 +53,9 @@ def test_a_correction_of_a_confirmed_game_shows_at_once(season_page):
     before = page()
     assert (_won(before, pat.name), _won(before, quinn.name)) == ("1", "0")
     # The admin finds the gin was Quinn's: the result turns round.
-    services.hand_edit(hand=game.hands.get(), ending="gin", by=quinn, defender_deadwood=80, edited_by=cast.admin)
+    services.hand_edit(
+        hand=game.hands.get(), ending="gin", by=quinn, defender_deadwood=80, edited_by=cast.admin, reason="Quinn's gin"
+    )
     after = page()
     assert (_won(after, pat.name), _won(after, quinn.name)) == ("0", "1")
     assert after.index(f'data-player="{quinn.name}"') < after.index(f'data-player="{pat.name}"')  # heads the table

@@ -11,6 +11,7 @@ from scoring.engine.score import HandError, HandFacts, effective_knock_limit, sc
 from scoring.models import Hand
 from scoring.services import HandRefused
 from tests.factories import PlayerFactory
+from tests.fuzzing import examples
 
 PLAYERS = ("A", "B")
 UPCARDS = [rank + suit for rank in RANK_NAMES for suit in SUITS]
@@ -65,7 +66,7 @@ def playable_prefix(rules, first_dealer, hands):
         return kept, score_session(rules, PLAYERS, first_dealer, kept)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(quick=200, deep=5000), deadline=None)
 @given(game_facts())
 def test_engine_invariants(case):
     rules, first_dealer, hands = case
@@ -136,7 +137,9 @@ def stored_matches_engine(game):
 
 @pytest.mark.django_db
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(quick=30, deep=500),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(operations())
 def test_stored_figures_equal_a_recompute_after_any_add_edit_remove(case):

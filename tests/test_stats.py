@@ -67,7 +67,7 @@ def test_player_figures_match_the_hand_worked_example(abc):
     assert (stats.games, stats.wins, stats.losses) == (3, 2, 1)
     assert stats.win_rate == pytest.approx(2 / 3)
     assert (stats.hands, stats.hands_won) == (9, 5)
-    assert stats.gins == 1 and stats.gin_rate == pytest.approx(1 / 9)
+    assert stats.gins == 1 and stats.gin_rate == pytest.approx(1 / 5)  # of the hands she won, as labelled
     # Ann knocked 4 times: 3 scored, 1 (the 10 v 10 tie) was undercut.
     assert (stats.knocks, stats.knocks_won, stats.knocks_undercut) == (4, 3, 1)
     assert stats.knock_success == pytest.approx(0.75)
@@ -178,7 +178,9 @@ def test_ratings_follow_confirmed_games_and_are_recomputed_after_a_correction():
     assert ratings.rating(quinn.pk) == pytest.approx(1469.47, abs=0.01)
 
     first_hand = Hand.objects.get(game=games[0], number=1)
-    services.hand_edit(hand=first_hand, ending="gin", by=quinn, defender_deadwood=80, edited_by=cast.owner)
+    services.hand_edit(
+        hand=first_hand, ending="gin", by=quinn, defender_deadwood=80, edited_by=cast.owner, reason="Quinn's gin"
+    )
     games[0].refresh_from_db()
     assert games[0].winner_id == quinn.pk  # corrected in the database
 

@@ -199,3 +199,59 @@ def test_events_view_streams_server_sent_events():
     assert response["Cache-Control"] == "no-cache"
     assert text.startswith("retry: 1000\n\n")
     assert f"event: ready\ndata: {changes.season_version(season.pk)}\n\n" in text
+
+
+def _listener_sessions() -> int:
+    """PostgreSQL sessions of the wall-screen hub on this test database (0 elsewhere)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+            [live.LISTENER_NAME],
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_many_screens_share_one_listener_and_each_hears_only_its_own_season():
+    cast = make_club(name="Busy Night")
+    busy, quiet = open_season(cast, name="Busy"), open_season(cast, name="Quiet")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    game = league.open_game_start(season=busy, player_one=pat, player_two=quinn, started_by=cast.owner)
+    screens = 12  # per season
+
+    async def watch():
+        ready = asyncio.Event()
+        opened = 0
+
+        async def screen(season_id):
+            nonlocal opened
+            kinds = []
+            async for kind, _ in live.season_changes(season_id, seconds=2.5, keepalive=60):
+                kinds.append(kind)
+                if kind == "ready":
+                    opened += 1
+                    if opened == 2 * screens:
+                        ready.set()
+            return season_id, kinds
+
+        tasks = [asyncio.create_task(screen(season.pk)) for season in (busy, quiet) for _ in range(screens)]
+        await ready.wait()
+        stats = live.hub_stats()
+        await asyncio.sleep(0.3)  # the hub has connected and listens
+        sessions = await asyncio.to_thread(_listener_sessions)
+        timer = _record_later(game, pat, delay=0)
+        heard = {busy.pk: [], quiet.pk: []}
+        for season_id, kinds in await asyncio.gather(*tasks):
+            heard[season_id].append(kinds)
+        timer.join()
+        return heard, stats, sessions
+
+    heard, stats, sessions = run_async(watch())
+    assert stats == {"seasons": 2, "streams": 2 * screens, "running": 1}
+    assert sessions in (0, 1)  # one LISTEN connection for every screen of the process (PostgreSQL)
+    assert heard[busy.pk] == [["ready", "change"]] * screens  # every screen of the season, once
+    assert heard[quiet.pk] == [["ready"]] * screens  # and no other season's screen

@@ -1,30 +1,19 @@
-"""The REST API: thin views over the same services and selectors as the pages.
-
-Errors: a serializer's validation errors are DRF's field map
-(``{"ending": ["..."]}``); every other refusal is a *problem*,
-``{"field": "knocker_deadwood" | null, "message": "...", "hand": 3 | null}``
-(400 refused by the rules, 403 not allowed, 404 not found, 409 conflict,
-422 Idempotency-Key reused). The bulk import alone answers in the
-``scoresheet --json`` shape, ``{"error": {"hand": N, "field": "..."}, "message": "..."}``.
-"""
+"""The REST API's games, hands, players and tokens: thin views over the same services and selectors as
+the pages. The error shape, paging and the schema's common responses are in scoring/api/common.py."""
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError, PermissionDenied
-from rest_framework.exceptions import ValidationError as DRFValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework.views import exception_handler as drf_exception_handler
 
 from players.models import Club, Player
 from players.services import player_get_or_create
@@ -33,120 +22,28 @@ from scoring import audit, permissions, selectors, services
 from scoring.api import league_serializers as ls
 from scoring.api import serializers as s
 from scoring.api import stats as stats_views
+from scoring.api.common import (
+    CONFLICT,
+    FORBIDDEN,
+    IDEMPOTENCY_KEY,
+    KEY_REUSED,
+    LIST_ERRORS,
+    PROBLEM,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    Pages,
+    game_detail_data,
+    game_or_404,
+    game_written_data,
+    problem,
+)
 from scoring.api.filters import GameFilter, PlayerFilter
-from scoring.api.idempotency import HEADER, MAX_KEY_LENGTH, idempotent, key_problem
-from scoring.api.permissions import CanEditGame, can_delete_game, can_view_game, visible_game_q
+from scoring.api.idempotency import HEADER, idempotent, key_problem
+from scoring.api.permissions import CanEditGame, can_delete_game, visible_game_q
+from scoring.api.throttles import TokenThrottle, UserThrottle
 from scoring.engine.record import RecordError, parse_record
 from scoring.league import services as league
-from scoring.models import Game, Hand, Season
-
-# ---------------------------------------------------------------------------
-# Errors
-
-
-def _problem(field, message, hand=None) -> dict:
-    return {"field": field, "message": str(message), "hand": hand}
-
-
-def api_exception_handler(exc, context):
-    """Service refusals -> problems; DRF's own errors reshaped to the same problem form."""
-    if isinstance(exc, services.HandConflict):
-        return Response(_problem(exc.field, exc.message_text, exc.hand), status=status.HTTP_409_CONFLICT)
-    if isinstance(exc, services.HandRefused):
-        return Response(_problem(exc.field, exc.message_text, exc.hand), status=status.HTTP_400_BAD_REQUEST)
-    if isinstance(exc, DjangoValidationError):
-        if hasattr(exc, "error_dict"):
-            field, errors = next(iter(exc.error_dict.items()))
-            message = " ".join(message for error in errors for message in error.messages)
-        else:
-            field, message = None, " ".join(exc.messages)
-        return Response(_problem(field, message), status=status.HTTP_400_BAD_REQUEST)
-    response = drf_exception_handler(exc, context)
-    if response is not None and not isinstance(exc, DRFValidationError) and isinstance(response.data, dict):
-        detail = response.data.get("detail", "")
-        response.data = _problem(None, detail)
-    return response
-
-
-class ApiErrors:
-    def get_exception_handler(self):
-        return api_exception_handler
-
-
-class Pages(PageNumberPagination):
-    """Page-number pagination that refuses a bad ``page_size`` instead of quietly ignoring it."""
-
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-    def get_page_size(self, request):
-        raw = request.query_params.get(self.page_size_query_param)
-        if raw is None:
-            return self.page_size
-        try:
-            size = int(raw)
-        except ValueError:
-            size = 0
-        if not 1 <= size <= self.max_page_size:
-            raise DRFValidationError(
-                {self.page_size_query_param: [f"A whole number from 1 to {self.max_page_size}."]}
-            )
-        return size
-
-    def get_page_number(self, request, paginator):
-        raw = request.query_params.get(self.page_query_param)
-        if raw is not None and not raw.strip():  # DRF would quietly serve page 1
-            raise DRFValidationError({self.page_query_param: ["Give a page number, or leave the parameter out."]})
-        return super().get_page_number(request, paginator)
-
-    def get_schema_operation_parameters(self, view):
-        parameters = super().get_schema_operation_parameters(view)
-        for parameter in parameters:
-            if parameter["name"] == self.page_size_query_param:
-                parameter["schema"].update({"minimum": 1, "maximum": self.max_page_size})
-            if parameter["name"] == self.page_query_param:
-                parameter["schema"]["minimum"] = 1
-        return parameters
-
-
-# ---------------------------------------------------------------------------
-# Schema helpers
-
-PROBLEM = OpenApiResponse(s.ProblemSerializer, description="Refused: the field (or header) and hand at fault.")
-BAD_REQUEST = OpenApiResponse(
-    OpenApiTypes.OBJECT,
-    description="Refused. Either a serializer's field map, e.g. `{\"ending\": [\"...\"]}`, or a problem "
-    "`{\"field\": ..., \"message\": ..., \"hand\": ...}` when the rules refuse the request.",
-    examples=[
-        OpenApiExample(
-            "Refused by the rules",
-            value={"field": "knocker_deadwood", "message": "hand 3: knocker_deadwood 12 is over the knock limit "
-                   "of 10", "hand": 3},
-        ),
-        OpenApiExample("Field map", value={"ending": ['"lost" is not a valid choice.']}),
-    ],
-)
-FORBIDDEN = OpenApiResponse(s.ProblemSerializer, description="Not signed in, or not allowed to change this.")
-NOT_FOUND = OpenApiResponse(s.ProblemSerializer, description="No such object (or page).")
-CONFLICT = OpenApiResponse(
-    s.ProblemSerializer, description="Another device recorded this hand a moment ago; nothing was stored."
-)
-KEY_REUSED = OpenApiResponse(
-    s.ProblemSerializer, description="The Idempotency-Key was already used with a different request body."
-)
-IDEMPOTENCY_KEY = OpenApiParameter(
-    HEADER,
-    {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH, "pattern": r"\S"},
-    OpenApiParameter.HEADER,
-    required=False,
-    description="A client-chosen key (1-200 characters) that makes a retried write happen once: the same key "
-    "with the same body replays the first response; with a different body it is refused (422).",
-)
-READ_ERRORS = {403: FORBIDDEN, 404: NOT_FOUND}
-LIST_ERRORS = {400: BAD_REQUEST, 403: FORBIDDEN, 404: NOT_FOUND}
-WRITE_ERRORS = {400: BAD_REQUEST, 403: FORBIDDEN, 404: NOT_FOUND, 415: PROBLEM, 422: KEY_REUSED}
-
+from scoring.models import Game, Hand
 
 # ---------------------------------------------------------------------------
 # Players
@@ -156,7 +53,7 @@ WRITE_ERRORS = {400: BAD_REQUEST, 403: FORBIDDEN, 404: NOT_FOUND, 415: PROBLEM, 
     list=extend_schema(summary="List players", responses={200: s.PlayerSerializer(many=True), **LIST_ERRORS}),
     retrieve=extend_schema(summary="One player", responses={200: s.PlayerSerializer, **READ_ERRORS}),
 )
-class PlayerViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = Player.objects.order_by("name", "pk")
     serializer_class = s.PlayerSerializer
     filterset_class = PlayerFilter
@@ -210,28 +107,12 @@ class PlayerViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin,
 # Games
 
 
-def _game_or_404(pk, user) -> Game:
-    """The game, unless there is none or it is a league game of a private club ``user`` is not in."""
-    try:
-        game = selectors.game_detail(pk=pk)
-    except (Game.DoesNotExist, ValueError, TypeError, OverflowError):
-        raise Http404("No game with this id.") from None
-    if not can_view_game(user, game):
-        raise Http404("No game with this id.")
-    return game
-
-
-def game_detail_data(game: Game, request) -> dict:
-    """A game as the API shows it after a write: reloaded with everything its detail shows."""
-    return s.GameDetailSerializer(_game_or_404(game.pk, request.user), context={"request": request}).data
-
-
-def _league_game_or_404(pk, user) -> tuple[Game, Club]:
+def _leaguegame_or_404(pk, user) -> tuple[Game, Club]:
     """A league game the user may see, and its club (like the league game page: a friendly game is a 404 here)."""
-    game = _game_or_404(pk, user)
+    game = game_or_404(pk, user)
     if game.season_id is None:
         raise Http404("This is not a league game.")
-    return game, Season.objects.select_related("club").get(pk=game.season_id).club
+    return game, permissions.club_of_game(game)
 
 
 @extend_schema_view(
@@ -241,7 +122,7 @@ def _league_game_or_404(pk, user) -> tuple[Game, Club]:
         responses={200: s.GameSerializer(many=True), **LIST_ERRORS},
     ),
 )
-class GameViewSet(ApiErrors, viewsets.GenericViewSet):
+class GameViewSet(viewsets.GenericViewSet):
     serializer_class = s.GameSerializer
     filterset_class = GameFilter
     pagination_class = Pages
@@ -253,7 +134,7 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
         return selectors.game_list().filter(visible_game_q(self.request.user))
 
     def get_object(self) -> Game:
-        game = _game_or_404(self.kwargs["pk"], self.request.user)
+        game = game_or_404(self.kwargs["pk"], self.request.user)
         self.check_object_permissions(self.request, game)
         return game
 
@@ -299,7 +180,7 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
         responses={204: None, **WRITE_ERRORS},
     )
     def destroy(self, request, pk=None):
-        game = _game_or_404(pk, request.user)
+        game = game_or_404(pk, request.user)
         if not can_delete_game(request.user, game):
             raise PermissionDenied("Only the game's creator or staff may delete this game.")
 
@@ -320,7 +201,7 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Import a whole game record, all or nothing",
-        description="The body is a game record (shared/spec/game-record.md). An invalid record is refused as a "
+        description="The body is a game record (docs/game-record.md). An invalid record is refused as a "
         "whole (nothing stored) with 400 and `{\"error\": {\"hand\": N, \"field\": \"...\"}, \"message\": \"...\"}`"
         ", the same as `scoresheet --json`.",
         request=OpenApiTypes.OBJECT,
@@ -381,7 +262,7 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def confirm(self, request, pk=None):
-        game, club = _league_game_or_404(pk, request.user)
+        game, club = _leaguegame_or_404(pk, request.user)
         # Someone who confirms, but not now: the service names why (not over yet, already confirmed).
         user = request.user
         if not permissions.can_confirm(user, game, club) and not permissions.may_confirm(user, game, club):
@@ -405,13 +286,10 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def dispute(self, request, pk=None):
-        game, club = _league_game_or_404(pk, request.user)
-        if not permissions.can_dispute(request.user, game, club):
-            if not permissions.may_dispute(request.user, game, club):
-                raise PermissionDenied("Only the other player disputes a provisional result.")
-            if not game.over:
-                raise DjangoValidationError({"game": "The game is not over yet; a result is disputed when it is."})
-            # Otherwise (already confirmed or disputed) the service names why.
+        game, club = _leaguegame_or_404(pk, request.user)
+        # Someone who disputes, but not now: the service names why (not over yet, already confirmed).
+        if not permissions.may_dispute(request.user, game, club):
+            raise PermissionDenied("Only the other player disputes a provisional result.")
 
         def perform():
             serializer = ls.DisputeSerializer(data=request.data)
@@ -427,7 +305,7 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["get"], filterset_class=None, serializer_class=ls.FactChangeSerializer)
     def audit(self, request, pk=None):
-        game, _club = _league_game_or_404(pk, request.user)
+        game, _club = _leaguegame_or_404(pk, request.user)
         page = self.paginate_queryset(audit.game_audit_trail(game))
         return self.get_paginated_response(ls.FactChangeSerializer(page, many=True).data)
 
@@ -436,11 +314,11 @@ class GameViewSet(ApiErrors, viewsets.GenericViewSet):
 # Hands (nested under a game)
 
 
-class _HandViewBase(ApiErrors, APIView):
+class _HandViewBase(APIView):
     permission_classes = [IsAuthenticatedOrReadOnly, CanEditGame]
 
     def get_game(self, game_pk) -> Game:
-        game = _game_or_404(game_pk, self.request.user)
+        game = game_or_404(game_pk, self.request.user)
         self.check_object_permissions(self.request, game)
         return game
 
@@ -460,15 +338,21 @@ class HandListView(_HandViewBase):
         responses={201: s.HandRecordedSerializer, **WRITE_ERRORS, 409: CONFLICT},
     )
     def post(self, request, game_pk):
-        game = self.get_game(game_pk)
+        game = game_or_404(game_pk, request.user, load=selectors.game_for_write)
+        self.check_object_permissions(request, game)
 
         def perform():
             serializer = s.HandRecordSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             data = dict(serializer.validated_data)
             expected = data.pop("number", None)
-            hand = services.hand_record(game=game, recorded_by=request.user, expected_number=expected, **data)
-            body = {"hand": s.HandSerializer(hand).data, "game": self.detail(game)}
+            # With an Idempotency-Key the write runs in the key's transaction, which a refusal
+            # rolls back whole: no savepoint needed (two statements fewer).
+            keyed = request.headers.get(HEADER) is not None
+            hand = services.hand_record(
+                game=game, recorded_by=request.user, expected_number=expected, savepoint=not keyed, **data
+            )
+            body = {"hand": s.HandSerializer(hand).data, "game": game_written_data(hand.game, request)}
             return Response(body, status=status.HTTP_201_CREATED)
 
         return idempotent(request, perform, self.handle_exception)
@@ -485,7 +369,7 @@ class HandDetailView(_HandViewBase):
         operation_id="games_hands_retrieve", summary="One hand", responses={200: s.HandSerializer, **READ_ERRORS}
     )
     def get(self, request, game_pk, pk):
-        return Response(s.HandSerializer(self.get_hand(_game_or_404(game_pk, request.user), pk)).data)
+        return Response(s.HandSerializer(self.get_hand(game_or_404(game_pk, request.user), pk)).data)
 
     def _edit(self, request, game_pk, pk, *, partial: bool):
         game = self.get_game(game_pk)
@@ -561,8 +445,11 @@ class HandDetailView(_HandViewBase):
 # Tokens
 
 
-class TokenView(ApiErrors, APIView):
+class TokenView(APIView):
     permission_classes = [IsAuthenticated]
+    # A session, not a password, opens this door; the token scope still caps how often keys are minted.
+    throttle_classes = [UserThrottle, TokenThrottle]
+    throttle_scope = "token"
 
     @extend_schema(
         summary="Create an API token for the signed-in user",
@@ -591,7 +478,7 @@ def not_found(request, *args, **kwargs):
     from django.http import JsonResponse
 
     hint = "" if request.path.endswith("/") else " (API paths end with a slash)"
-    return JsonResponse(_problem(None, f"No such API endpoint{hint}."), status=404)
+    return JsonResponse(problem(None, f"No such API endpoint{hint}."), status=404)
 
 
 # ---------------------------------------------------------------------------

@@ -1,12 +1,15 @@
 """Idempotency-Key: a retried write (a phone on a flaky connection) happens once.
 
-The first request with a key claims it by inserting an ``IdempotentRequest``
-row in the same transaction as the write itself, and stores the response
-there. A retry with the same key and the same body gets the stored response
-back (with ``Idempotent-Replayed: true``); the same key with a different body
-is refused with 422. Two copies of one request arriving at once are
-serialised by the unique (user, key) constraint: the second waits for the
-first to commit, then replays its response, so the write is never made twice.
+The first request with a key stores an ``IdempotentRequest`` row holding its
+response, inserted in the same transaction as the write itself (one insert,
+after the write). A retry with the same key and the same body gets the stored
+response back (with ``Idempotent-Replayed: true``); the same key with a
+different body is refused with 422. Two copies of one request arriving at once
+are serialised by the unique (user, key) constraint: the second one's insert
+waits for the first to commit, then fails, and its whole transaction (its copy
+of the write included) rolls back and it replays the first's response, so the
+write is never made twice. A refusal is stored in a transaction of its own,
+after the refused write has rolled back.
 """
 
 from __future__ import annotations
@@ -91,34 +94,44 @@ def idempotent(request, perform: Callable[[], Response], on_error: Callable[[Exc
         return problem(400, HEADER, bad_key)
     request_hash = _request_hash(request)
     user = request.user
-    stored = IdempotentRequest.objects.filter(user=user, key=key).first()
-    if stored is not None:
-        return _replay(stored, request_hash)
+    # No look-up first: a retry is rare, so the usual request pays one insert, and a
+    # retry runs, fails on the key's unique constraint, rolls back and replays.
+
+    def store(response: Response) -> None:
+        body = {} if response.data is None else json.loads(JSONRenderer().render(response.data))
+        IdempotentRequest.objects.create(
+            user=user,
+            key=key,
+            method=request.method,
+            path=request.path[:500],
+            request_hash=request_hash,
+            response_status=response.status_code,
+            response_body=_storable(body),
+        )
+
     try:
         with transaction.atomic():
-            # Claim the key first: a concurrent copy of this request blocks here
-            # until we commit, then fails on the unique constraint and replays.
-            claim = IdempotentRequest.objects.create(
-                user=user,
-                key=key,
-                method=request.method,
-                path=request.path[:500],
-                request_hash=request_hash,
-                response_status=0,
-                response_body={},
-            )
-            try:
-                response = perform()
-            except Exception as error:  # refusals become stored (and replayed) responses
-                response = on_error(error)
+            response = perform()
             if response.status_code >= 500:
                 raise _DoNotStore(response)
-            claim.response_status = response.status_code
-            body = {} if response.data is None else json.loads(JSONRenderer().render(response.data))
-            claim.response_body = _storable(body)
-            claim.save(update_fields=["response_status", "response_body"])
+            # A concurrent copy of this request that got here first makes this insert
+            # wait for its commit, then fail: this copy's write rolls back and it replays.
+            store(response)
+        return response
     except _DoNotStore as rollback:
         return rollback.response
+    except IntegrityError:
+        stored = IdempotentRequest.objects.filter(user=user, key=key).first()
+        if stored is None:
+            raise  # not a copy of this request: a server error, and the key stays free
+        return _replay(stored, request_hash)
+    except Exception as error:  # a refusal: the write rolled back; store the answer and replay it
+        response = on_error(error)
+    if response.status_code >= 500:
+        return response
+    try:
+        with transaction.atomic():
+            store(response)
     except IntegrityError:
         stored = IdempotentRequest.objects.filter(user=user, key=key).first()
         if stored is None:

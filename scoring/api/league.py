@@ -23,16 +23,15 @@ from players.models import Club, Membership
 from scoring import permissions
 from scoring.api import league_serializers as ls
 from scoring.api import stats as stats_views
-from scoring.api.filters import ClubFilter, FixtureFilter, MemberFilter, SeasonFilter
-from scoring.api.games import (
+from scoring.api.common import (
     IDEMPOTENCY_KEY,
     LIST_ERRORS,
     READ_ERRORS,
     WRITE_ERRORS,
-    ApiErrors,
     Pages,
     game_detail_data,
 )
+from scoring.api.filters import ClubFilter, FixtureFilter, MemberFilter, SeasonFilter
 from scoring.api.idempotency import idempotent
 from scoring.api.permissions import visible_club_q
 from scoring.api.serializers import GameDetailSerializer
@@ -60,7 +59,7 @@ def _managed(user, club: Club) -> None:
     ),
     retrieve=extend_schema(summary="One club", responses={200: ls.ClubSerializer, **READ_ERRORS}),
 )
-class ClubViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = ls.ClubSerializer
     filterset_class = ClubFilter
     pagination_class = Pages
@@ -220,7 +219,7 @@ def season_list():
     ),
     retrieve=extend_schema(summary="One season", responses={200: ls.SeasonSerializer, **READ_ERRORS}),
 )
-class SeasonViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class SeasonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = ls.SeasonSerializer
     filterset_class = SeasonFilter
     pagination_class = Pages
@@ -321,7 +320,7 @@ class SeasonViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin,
     ),
     retrieve=extend_schema(summary="One fixture", responses={200: ls.FixtureSerializer, **READ_ERRORS}),
 )
-class FixtureViewSet(ApiErrors, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class FixtureViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = ls.FixtureSerializer
     filterset_class = FixtureFilter
     pagination_class = Pages

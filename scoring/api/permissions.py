@@ -2,7 +2,7 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from scoring.permissions import can_edit_game, can_view_game, visible_club_q, visible_game_q
+from scoring.permissions import can_edit_game, can_view_game, edit_refusal, visible_club_q, visible_game_q
 
 __all__ = ["CanEditGame", "can_delete_game", "can_view_game", "visible_club_q", "visible_game_q"]
 
@@ -21,4 +21,9 @@ class CanEditGame(BasePermission):
     message = "Only the game's creator, a user linked to one of its players, or staff may change this game."
 
     def has_object_permission(self, request, view, obj) -> bool:
-        return request.method in SAFE_METHODS or can_edit_game(request.user, obj)
+        if request.method in SAFE_METHODS:
+            return True
+        refusal = edit_refusal(request.user, obj)
+        if refusal:
+            self.message = refusal  # why, and what to do (e.g. a disputed result: ask the club's admins)
+        return not refusal

@@ -47,7 +47,9 @@ class CardsField(serializers.JSONField):
     {
         "type": "object",
         "additionalProperties": True,
-        "description": 'A preset name plus any overrides, e.g. {"preset": "standard", "undercut_bonus": 20}.',
+        "description": 'A preset name plus any overrides, e.g. {"preset": "standard", "undercut_bonus": 20}. '
+        'Values are read as on the pages (scoring/engine/overrides.py): "off" turns a bonus off, "yes"/"no" answer '
+        "a yes-or-no rule.",
         "example": {"preset": "standard"},
     }
 )

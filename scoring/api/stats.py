@@ -10,6 +10,7 @@ from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.response import Response
 
 from players.models import Player
+from scoring.api.league_serializers import HistoryHandSerializer
 from scoring.models import Result
 from scoring.stats.history import PAGE_SIZE, HandFilterForm, hand_history, page_of
 from scoring.stats.selectors import cached_club_ratings, player_ratings
@@ -65,8 +66,6 @@ def history_response(request, *, player=None, club=None) -> Response:
     size = _whole(request, "page_size", PAGE_SIZE, 1, MAX_HISTORY_PAGE_SIZE)
     filters = form.filters() if given else {}
     hands, has_next = page_of(hand_history(viewer=request.user, player=player, club=club, **filters), page, size)
-    from scoring.api.league_serializers import HistoryHandSerializer
-
     def link(number):
         return request.build_absolute_uri(request.path) + "?" + _query(request, number)
 

@@ -10,17 +10,20 @@ The fact
 * ``defender``: the other player's 10 cards.
 
 A dead hand has no cards. The cards must be 20 (21) different cards and
-agree with the other facts: a knock must be legal under the hand's knock
-limit (Oklahoma: the upcard's) and give exactly the recorded knocker and
-defender deadwood (the defender's after lay-offs); a gin's cards meld
-completely and the defender's deadwood is that of their best melds (no
-lay-offs against gin); a big gin's 11 cards all meld.
+some legal play of them must give the recorded figures (the app records what
+happened at the table, it does not referee skill): the knocker's deadwood is
+that of some spread of their 10 cards, within the hand's knock limit
+(Oklahoma: the upcard's); the defender's is reachable by some spread of their
+own melds and some legal lay-offs (or none) onto that knocker spread; a gin's
+cards meld completely and the defender's deadwood is that of some spread of
+their own melds (no lay-offs against gin); a big gin's 11 cards all meld.
 
 ``check_cards`` raises ``CardFactError(field, message)``: ``field`` is
-``"cards"``, or ``"knocker_deadwood"`` / ``"defender_deadwood"`` when the
-entered number disagrees with what the cards give (the message says what
-they give). ``work_out`` is the lenient version for a form being filled in;
-``hand_display`` gives the melds, lay-offs and deadwood as card faces.
+``"cards"``, or ``"knocker_deadwood"`` / ``"defender_deadwood"`` when no legal
+play gives the entered number (the message says which figures the cards
+allow). ``best_play_note`` says when legal figures were not the best play.
+``work_out`` fills in the best play for a form being filled in;
+``hand_display`` gives the best play's melds, lay-offs and deadwood as card faces.
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ from scoring.engine.melds import (
     KnockResolution,
     best_arrangement,
     cards_mask,
+    knock_outcomes,
     mask_cards,
+    meld_deadwoods,
     resolve_knock,
 )
 from scoring.engine.rules import RuleSet
@@ -46,6 +51,7 @@ __all__ = [
     "CARD_KEYS",
     "CardFactError",
     "Worked",
+    "best_play_note",
     "card_face",
     "check_cards",
     "check_facts",
@@ -147,30 +153,92 @@ def _disagreement(solved: _Solved, ending: str, knock_limit: int) -> str:
     return ""
 
 
+def _figures(values: Iterable[int]) -> str:
+    """Figures in words: "3", "3 or 9", "3, 6 or 9" (long lists shortened: "3, 6, 9, … or 40")."""
+    values = sorted(values)
+    if len(values) > 8:
+        return ", ".join(map(str, values[:5])) + f", … or {values[-1]}"
+    if len(values) == 1:
+        return str(values[0])
+    return ", ".join(map(str, values[:-1])) + f" or {values[-1]}"
+
+
+def _entered_figures_problem(
+    by: tuple[int, ...], defender: tuple[int, ...], ending: str, knocker_deadwood: Any, defender_deadwood: Any,
+    knock_limit: int,
+) -> tuple[str, str] | None:
+    """(field, message) when no legal play of the cards gives the entered figures (imperfect play is fine)."""
+    if ending != "knock":
+        allowed = meld_deadwoods(defender)
+        if defender_deadwood not in allowed:
+            return "defender_deadwood", (
+                f"the cards allow the other player {_figures(allowed)} deadwood (their own melds, no lay-offs), "
+                f"not {defender_deadwood}"
+            )
+        return None
+    outcomes = knock_outcomes(by, defender)
+    knocks = sorted(k for k in outcomes if 0 < k <= knock_limit)
+    if knocker_deadwood not in knocks:
+        return "knocker_deadwood", (
+            f"the cards allow the knocker {_figures(knocks)} deadwood (knock limit {knock_limit}), "
+            f"not {knocker_deadwood}"
+        )
+    allowed = outcomes[knocker_deadwood]
+    if defender_deadwood not in allowed:
+        return "defender_deadwood", (
+            f"against the knocker's {knocker_deadwood}, the cards allow the other player {_figures(allowed)} "
+            f"deadwood after lay-offs, not {defender_deadwood}"
+        )
+    return None
+
+
 def check_cards(
     cards: Any, *, ending: str, knocker_deadwood: int | None, defender_deadwood: int | None, knock_limit: int
 ) -> dict[str, list[str]]:
-    """Refuse cards that are malformed or disagree with the facts; return them tidied (canonical, sorted)."""
+    """Refuse cards that are malformed or that no legal play makes agree with the facts; return them tidied.
+
+    Play need not be the best: any figures some legal spread and lay-offs of
+    these cards give are accepted (``best_play_note`` says what was possible).
+    """
     try:
         by, defender = _parse(cards, ending)
     except CardError as error:
         raise CardFactError("cards", str(error)) from None
     solved = _solve(by, defender, knock_limit)
+    best = (solved.knocker_deadwood if ending == "knock" else None, solved.defender_deadwood)
+    if ending == "knock" and solved.knocker_deadwood and solved.knock.legal and best == (
+        knocker_deadwood, defender_deadwood
+    ):
+        return normalize(by, defender)  # the best play: nothing more to check
     problem = _disagreement(solved, ending, knock_limit)
-    if problem:
+    if problem and not (ending == "knock" and solved.knocker_deadwood == 0):
         raise CardFactError("cards", problem)
-    if ending == "knock" and knocker_deadwood != solved.knocker_deadwood:
-        raise CardFactError(
-            "knocker_deadwood",
-            f"the cards give the knocker {solved.knocker_deadwood} deadwood, not {knocker_deadwood}",
-        )
-    if defender_deadwood != solved.defender_deadwood:
-        after = " after lay-offs" if ending == "knock" else ""
-        raise CardFactError(
-            "defender_deadwood",
-            f"the cards give the other player {solved.defender_deadwood} deadwood{after}, not {defender_deadwood}",
-        )
+    wrong = _entered_figures_problem(by, defender, ending, knocker_deadwood, defender_deadwood, knock_limit)
+    if wrong is not None:
+        if problem:  # gin cards knocked with a figure no spread leaves: say it is gin
+            raise CardFactError("cards", problem)
+        raise CardFactError(*wrong)
     return normalize(by, defender)
+
+
+def best_play_note(cards: Any, ending: str, knocker_deadwood: int | None, defender_deadwood: int | None) -> str:
+    """ "best play: K 3, D 83" when a stored hand's figures are legal but not the best its cards allowed, else ""."""
+    if not cards:
+        return ""
+    try:
+        by, defender = _parse(cards, ending)
+    except CardError:
+        return ""
+    solved = _solve(by, defender, _NO_LIMIT)
+    if ending == "knock":
+        if (solved.knocker_deadwood, solved.defender_deadwood) == (knocker_deadwood, defender_deadwood):
+            return ""
+        if solved.knocker_deadwood == 0:
+            return f"best play: gin, D {solved.defender_deadwood}"
+        return f"best play: K {solved.knocker_deadwood}, D {solved.defender_deadwood}"
+    if solved.defender_deadwood == defender_deadwood:
+        return ""
+    return f"best play: D {solved.defender_deadwood}"
 
 
 def check_facts(rules: RuleSet, facts: Any, cards: Any) -> dict[str, list[str]] | None:

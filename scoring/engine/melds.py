@@ -58,7 +58,9 @@ __all__ = [
     "format_cards",
     "format_knock",
     "knock_data",
+    "knock_outcomes",
     "mask_cards",
+    "meld_deadwoods",
     "resolve_knock",
 ]
 
@@ -496,14 +498,19 @@ def resolve_knock(
         defender = best_arrangement_mask(d_mask)
         return KnockResolution(knocker, defender, (), 0, defender.deadwood, True, True, "")
 
+    # A knocker at the table spreads to leave the least to lay off: among the
+    # least-deadwood arrangements, the one whose best defence leaves the most.
     d4 = _split(d_mask)
     best = None
     for k_choice in best_k:
         k_runs, lay = _knocker_layoff_targets(k_mask, d_mask, k_choice)
+        defence = None
         for d_choice in _defender_choices(d4, k_runs, lay):
             v = _defender_deadwood(d4, k_runs, lay, d_choice)
-            if best is None or v < best[0]:
-                best = (v, k_choice, k_runs, lay, d_choice)
+            if defence is None or v < defence[0]:
+                defence = (v, k_choice, k_runs, lay, d_choice)
+        if best is None or defence[0] > best[0]:
+            best = defence
     d_dead, k_choice, k_runs, lay, d_choice = best
     knocker = _arrangement(k_mask, k_choice)
     defender, layoffs = _defender_result(knocker, d_mask, k_runs, lay, d_choice)
@@ -586,6 +593,161 @@ def _defender_result(knocker: Arrangement, d_mask: int, k_runs, lay, d_choice):
     layoffs.sort(key=lambda lay_: lay_.meld_index)  # stable: chain order kept within a meld
     arrangement = Arrangement(tuple(own), dead, sum(card_value(c) for c in dead))
     return arrangement, tuple(layoffs)
+
+
+# --------------------------------------------------------------------------
+# Every legal play (for checking figures entered by hand, not the best play)
+# --------------------------------------------------------------------------
+def _every_meld(mask: int) -> list[tuple[int, bool]]:
+    """Every meld within the cards: (cards mask, is a set)."""
+    melds: list[tuple[int, bool]] = []
+    for suit in range(4):
+        shift = 13 * suit
+        for block in _blocks(_RUNS[(mask >> shift) & _SUIT]):
+            ranks = [bit.bit_length() - 1 for bit in _blocks_bits(block)]
+            for i in range(len(ranks)):
+                for j in range(i + 3, len(ranks) + 1):
+                    run = 0
+                    for r in ranks[i:j]:
+                        run |= 1 << (r + shift)
+                    melds.append((run, False))
+    rank_mask = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+    for rank in range(13):
+        held = mask & (rank_mask << rank)
+        if held.bit_count() >= 3:
+            melds.append((held, True))
+            if held.bit_count() == 4:
+                melds.extend((held ^ (1 << c), True) for c in mask_cards(held))
+    return melds
+
+
+def _blocks_bits(x: int) -> list[int]:
+    out = []
+    while x:
+        low = x & -x
+        out.append(low)
+        x ^= low
+    return out
+
+
+def _packings(mask: int) -> set[tuple[int, int]]:
+    """Every way to meld some of the cards: distinct (melded cards, set cards) pairs, the empty one included."""
+    melds = _every_meld(mask)
+    found: set[tuple[int, int]] = set()
+
+    def extend(start: int, used: int, sets: int) -> None:
+        found.add((used, sets))
+        for index in range(start, len(melds)):
+            meld, is_set = melds[index]
+            if not meld & used:
+                extend(index + 1, used | meld, sets | meld if is_set else sets)
+
+    extend(0, 0, 0)
+    return found
+
+
+def _value(mask: int) -> int:
+    return _VAL[mask & _SUIT] + _VAL[(mask >> 13) & _SUIT] + _VAL[(mask >> 26) & _SUIT] + _VAL[mask >> 39]
+
+
+def _layoff_values(rest: int, k_runs: int, slots: int) -> set[int]:
+    """Values of every set of ``rest`` cards the defender could lay off (onto knocker runs/3-card sets)."""
+    near = 0  # cards that could chain onto a knocker run
+    for suit in range(4):
+        shift = 13 * suit
+        x = (rest >> shift) & _SUIT
+        k = (k_runs >> shift) & _SUIT
+        for block in _blocks(_RUNS[x | k] | k):
+            if block & k:
+                near |= (block & x) << shift
+    candidates = mask_cards((near | slots) & rest)
+    values: set[int] = set()
+    for pick in range(1 << len(candidates)):
+        chosen = 0
+        for i, card in enumerate(candidates):
+            if pick >> i & 1:
+                chosen |= 1 << card
+        if _layable(chosen, k_runs, slots):
+            values.add(_value(chosen))
+    return values
+
+
+def _layable(chosen: int, k_runs: int, slots: int) -> bool:
+    """Can these cards all be laid off: some on 3-card sets (their fourth card), the rest chained onto runs?"""
+    on_sets = chosen & slots
+    for keep in _submasks(on_sets):  # slot cards kept for the runs instead
+        runs_part = chosen & ~(on_sets ^ keep)
+        if _chained(runs_part, k_runs):
+            return True
+    return False
+
+
+def _submasks(mask: int) -> list[int]:
+    out = [0]
+    sub = mask
+    while sub:
+        out.append(sub)
+        sub = (sub - 1) & mask
+    return out
+
+
+def _chained(cards: int, k_runs: int) -> bool:
+    for suit in range(4):
+        shift = 13 * suit
+        x = (cards >> shift) & _SUIT
+        if not x:
+            continue
+        k = (k_runs >> shift) & _SUIT
+        for block in _blocks(x | k):
+            if not block & k:
+                return False
+    return True
+
+
+def _set_slots(k_mask: int, sets: int) -> int:
+    """The missing fourth card of each of the knocker's three-card sets."""
+    slots = 0
+    rank_mask = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+    for rank in range(13):
+        held = sets & (rank_mask << rank)
+        if held.bit_count() == 3:
+            slots |= (rank_mask << rank) & ~held
+    return slots & ~k_mask
+
+
+def knock_outcomes(knocker_cards: Iterable[object], defender_cards: Iterable[object]) -> dict[int, frozenset[int]]:
+    """Every legal (knocker deadwood -> defender deadwoods) pair of a knock, imperfect play included.
+
+    The knocker may meld any disjoint melds of their 10 cards; against each such
+    spread the defender may meld any of their own and lay off any cards that
+    legally go on the knocker's melds (none at all included).
+    """
+    k_mask = _hand10(knocker_cards, "knocker")
+    d_mask = _hand10(defender_cards, "defender")
+    if k_mask & d_mask:
+        raise CardError(f"{card_name((k_mask & d_mask).bit_length() - 1)} is in both hands")
+    k_total, d_total = _value(k_mask), _value(d_mask)
+    own = _packings(d_mask)
+    outcomes: dict[int, set[int]] = {}
+    seen: dict[tuple[int, int], set[int]] = {}
+    for melded, sets in _packings(k_mask):
+        target = (melded & ~sets, _set_slots(k_mask, sets))
+        if target not in seen:
+            values: set[int] = set()
+            for d_melded, _ in own:
+                left = d_total - _value(d_melded)
+                values.update(left - laid for laid in _layoff_values(d_mask & ~d_melded, *target))
+            seen[target] = values
+        outcomes.setdefault(k_total - _value(melded), set()).update(seen[target])
+    return {k: frozenset(v) for k, v in outcomes.items()}
+
+
+def meld_deadwoods(cards: Iterable[object]) -> frozenset[int]:
+    """Every deadwood some legal spread of the cards leaves (their own melds only, no lay-offs)."""
+    mask = cards_mask(cards)
+    _check_size(mask)
+    total = _value(mask)
+    return frozenset(total - _value(melded) for melded, _ in _packings(mask))
 
 
 # --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The JSON game record (shared/spec/game-record.md), in and out (pure Python).
+"""The JSON game record (docs/game-record.md), in and out (pure Python).
 
 A record carries only facts; ``expect`` is what the engine derives from them.
 """
@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.engine.card_facts import CardFactError, check_facts
-from scoring.engine.rules import RuleError, RuleSet, resolve_rules
+from scoring.engine.overrides import read_rules
+from scoring.engine.rules import RuleError, RuleSet
 from scoring.engine.score import HAND_FIELDS, HandError, HandFacts, SessionResult, score_session
 
 # Facts a hand may carry in a record; ``cards`` holds the dealt cards when entered.
@@ -82,11 +83,15 @@ def _parse_hand(number: int, raw: Any) -> tuple[HandFacts, Any]:
 
 
 def parse_record(data: Any) -> GameRecord:
-    """Validate a record's facts (not yet scored); raise RecordError naming the place."""
+    """Validate a record's shape (not yet scored); raise RecordError naming the place.
+
+    A hand of the wrong shape is reported only after the hands before it are
+    scored, so the error always names the first bad hand.
+    """
     if not isinstance(data, dict):
         raise RecordError(None, "record", "a game record must be a JSON object")
     try:
-        rules = resolve_rules(data.get("rules", {"preset": "standard"}))
+        rules = read_rules(data.get("rules", {"preset": "standard"}))
     except RuleError as error:
         raise RecordError(None, error.field, f"rules: {error.message}") from None
     players = _parse_players(data)
@@ -96,7 +101,18 @@ def parse_record(data: Any) -> GameRecord:
     raw_hands = data.get("hands", [])
     if not isinstance(raw_hands, list):
         raise RecordError(None, "hands", "hands must be a list")
-    parsed = [_parse_hand(number, raw) for number, raw in enumerate(raw_hands, start=1)]
+    parsed = []
+    for number, raw in enumerate(raw_hands, start=1):
+        try:
+            parsed.append(_parse_hand(number, raw))
+        except RecordError:
+            # The first bad hand is named: an earlier hand that breaks a rule comes first.
+            score_record(_record(data, rules, players, first_dealer, parsed))
+            raise
+    return _record(data, rules, players, first_dealer, parsed)
+
+
+def _record(data: dict[str, Any], rules: RuleSet, players: tuple[str, str], first_dealer: str, parsed) -> GameRecord:
     return GameRecord(
         rules=rules,
         rules_spec=rules.overrides(),

@@ -1,7 +1,7 @@
 """Rule sets: a preset name plus overrides, validated (pure Python, no Django).
 
 The presets and field meanings are those of the rule book
-(shared/spec/rules.md). A resolved ``RuleSet`` holds every value, so a game
+(docs/rules.md). A resolved ``RuleSet`` holds every value, so a game
 stores it whole and a later change to a preset never rewrites history.
 """
 
@@ -194,6 +194,7 @@ _SCHEMA: dict[str, tuple[str, Any]] = {
     "next_dealer": ("choice", NEXT_DEALER_MODES),
 }
 RULE_FIELDS = tuple(_SCHEMA)
+RULE_KINDS = {name: kind for name, (kind, _) in _SCHEMA.items()}  # how engine.overrides reads a value
 
 
 def _check_value(name: str, value: Any) -> Any:

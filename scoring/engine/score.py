@@ -2,12 +2,12 @@
 
 Nothing here imports Django. Players are any hashable keys (names in a game
 record, primary keys in the database); the engine never looks inside them.
-The rule book is shared/spec/rules.md; this module follows it line by line.
+The rule book is docs/rules.md; this module follows it line by line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -340,7 +340,8 @@ def score_session(
             hand = HandResult(number, dealer, "dead", None, None, 0, 0, False, ())
         else:
             result, winner, points = _hand_outcome(rules, pair, facts)
-            doubled = rules.spade_double and upcard is not None and card_suit(upcard) == "S"
+            # The upcard rules are Oklahoma's: elsewhere a recorded upcard is information only.
+            doubled = rules.oklahoma and rules.spade_double and upcard is not None and card_suit(upcard) == "S"
             boxes = 2 if doubled and rules.spade_double_boxes else 1
             if doubled:
                 points *= 2
@@ -403,10 +404,19 @@ def running_totals(session: SessionResult) -> tuple[tuple[dict[Player, int], ...
 
     One entry per hand, holding one {player: points} per game of the sitting.
     """
-    totals = [dict.fromkeys(session.players, 0) for _ in session.games]
+    return running_columns(
+        session.players, len(session.games), ((hand.winner, hand.points, hand.games) for hand in session.hands)
+    )
+
+
+def running_columns(
+    players: Sequence[Player], game_count: int, hands: Iterable[tuple[Player | None, int, Sequence[int]]]
+) -> tuple[tuple[dict[Player, int], ...], ...]:
+    """``running_totals`` from each hand's (winner, points, games it scored in), e.g. as stored."""
+    totals = [dict.fromkeys(players, 0) for _ in range(game_count)]
     rows = []
-    for hand in session.hands:
-        for number in hand.games:
-            totals[number - 1][hand.winner] += hand.points
+    for winner, points, scored_in in hands:
+        for number in scored_in:
+            totals[number - 1][winner] += points
         rows.append(tuple(dict(game) for game in totals))
     return tuple(rows)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from django import forms
 
 from players.models import Player, Role
-from scoring.engine.rules import FIELD_LABELS, PRESET_LABELS, RULE_FIELDS
+from scoring.engine.overrides import parse_override_lines
+from scoring.engine.rules import FIELD_LABELS, PRESET_LABELS, RuleError
 from scoring.league.standings import DEFAULT_RANKING, RANKING_CRITERIA
-from scoring.models import SeasonFormat
+from scoring.models import Season, SeasonFormat
 
 
 class ClubForm(forms.Form):
@@ -41,36 +42,6 @@ class InvitationForm(forms.Form):
             self.fields["player"].queryset = guests
 
 
-def _parse_value(text: str):
-    lowered = text.strip().lower()
-    if lowered in ("true", "yes", "on"):
-        return True
-    if lowered in ("false", "no", "off"):
-        return False
-    if lowered in ("null", "none", "off", ""):
-        return None
-    try:
-        return int(lowered)
-    except ValueError:
-        return text.strip()
-
-
-def parse_overrides(text: str) -> dict:
-    """``target = 150`` lines -> {"target": 150}; a malformed line raises ValidationError."""
-    overrides: dict = {}
-    for number, line in enumerate((text or "").splitlines(), start=1):
-        if not line.strip() or line.strip().startswith("#"):
-            continue
-        if "=" not in line:
-            raise forms.ValidationError(f"Line {number}: write a rule as name = value, e.g. target = 150.")
-        name, value = (part.strip() for part in line.split("=", 1))
-        if name not in RULE_FIELDS:
-            known = ", ".join(RULE_FIELDS)
-            raise forms.ValidationError(f"Line {number}: {name!r} is not a rule. Known rules: {known}.")
-        overrides[name] = _parse_value(value)
-    return overrides
-
-
 RANKING_CHOICES = list(RANKING_CRITERIA.items())
 
 
@@ -97,7 +68,7 @@ class SeasonForm(RankingForm):
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         label="Rule changes",
-        help_text="One per line, e.g. target = 150. Rules: "
+        help_text="One per line, e.g. target = 150 or line_bonus = off. Rules: "
         + ", ".join(f"{name} ({label})" for name, label in FIELD_LABELS.items()),
     )
     starts_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
@@ -105,17 +76,47 @@ class SeasonForm(RankingForm):
     players = forms.ModelMultipleChoiceField(
         queryset=Player.objects.none(), widget=forms.CheckboxSelectMultiple, label="Players"
     )
-    field_order = ["name", "format", "preset", "overrides", "starts_on", "ends_on", "players"]
+    best_of = forms.TypedChoiceField(
+        choices=[(n, f"Best of {n}" if n > 1 else "One game") for n in (1, 3, 5, 7)],
+        coerce=int,
+        required=False,
+        empty_value=1,
+        initial=1,
+        label="Knockout ties",
+        help_text="A knockout cup or playoffs: each tie is one game to the target, or the best of several.",
+    )
+    playoff_size = forms.IntegerField(
+        required=False,
+        min_value=2,
+        label="Players into the playoffs",
+        help_text="Round robin + playoffs: the top this many of the final standings play a knockout.",
+    )
+    seeded_from = forms.ModelChoiceField(
+        queryset=Season.objects.none(),
+        required=False,
+        empty_label="By the club's ratings",
+        label="Seed the cup",
+        help_text="A knockout cup is seeded by the club's ratings, or by a closed season's final standings.",
+    )
+    field_order = [
+        "name", "format", "preset", "overrides", "starts_on", "ends_on", "players",
+        "best_of", "playoff_size", "seeded_from",
+    ]
 
-    def __init__(self, *args, members=None, **kwargs):
+    def __init__(self, *args, members=None, closed_seasons=None, **kwargs):
         super().__init__(*args, **kwargs)
         if members is not None:
             self.fields["players"].queryset = members
             if not self.is_bound:
                 self.initial["players"] = list(members)
+        if closed_seasons is not None:
+            self.fields["seeded_from"].queryset = closed_seasons
 
     def clean_overrides(self):
-        return parse_overrides(self.cleaned_data.get("overrides", ""))
+        try:  # the one override parser: the same words mean the same on the new-game form and the API
+            return parse_override_lines(self.cleaned_data.get("overrides", ""))
+        except RuleError as error:
+            raise forms.ValidationError(error.message) from None
 
     def rules(self) -> dict:
         return {"preset": self.cleaned_data["preset"], **self.cleaned_data["overrides"]}
@@ -136,6 +137,19 @@ class OpenGameForm(forms.Form):
         if cleaned.get("player_one") and cleaned.get("player_one") == cleaned.get("player_two"):
             self.add_error("player_two", "Choose two different players.")
         return cleaned
+
+
+class DueForm(forms.Form):
+    round = forms.IntegerField(min_value=1, label="Round")
+    due_on = forms.DateField(
+        required=False, label="Due on", widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="Leave empty for no due date.",
+    )
+
+
+class TieGameForm(forms.Form):
+    player_one = forms.ModelChoiceField(queryset=Player.objects.all())
+    player_two = forms.ModelChoiceField(queryset=Player.objects.all())
 
 
 class ConfirmForm(forms.Form):

@@ -1,27 +1,45 @@
-"""Live updates for wall screens: the streams that hear of every change, across server processes.
+"""Live updates for wall screens: every change of a season reaches every open stream, across processes.
 
-Writers announce changes through ``scoring.changes.notify_change``. Readers (the wall
-screen's Server-Sent Events stream) iterate ``season_changes``: on PostgreSQL a psycopg 3 AsyncConnection LISTENs on the
-channel; on SQLite (no notifications) the stream polls the season's cheap
-"version" (count and latest change time of its games, from one indexed
-aggregate) every half second. Both are cross-process: no in-process signals.
+Writers announce changes through ``scoring.changes.notify_change`` (PostgreSQL NOTIFY, sent when
+their transaction commits). Readers (the wall screen's Server-Sent Events stream) iterate
+``season_changes``.
+
+One hub per server process (per event loop) listens for all the streams of that process, so a
+thousand open screens cost what one does:
+
+* on PostgreSQL the hub holds ONE connection that LISTENs on the channel, and reads a season's
+  version only when a notification for that season arrives, in one query for every season named
+  in a burst of notifications; every ``SAFETY_SECONDS`` it also looks at every watched season (one
+  query), a safety net for a write that sent no notification;
+* on SQLite (no notifications) the hub polls the versions of every watched season in one query
+  every ``POLL_SECONDS``.
+
+Each stream hears the hub's news through a queue of its own. The hub starts with the first stream
+of its process and stops (closing its connection) soon after the last one ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
+import weakref
 from collections.abc import AsyncIterator
 
+import psycopg
 from asgiref.sync import sync_to_async
-from django.db import DatabaseError, connections
+from django.db import DatabaseError, connection, connections
 
-from scoring.changes import CHANNEL, change_payload, season_version, version_sql, version_text
+from scoring.changes import CHANNEL, season_version, season_versions, season_versions_sql, version_text
 
-POLL_SECONDS = 0.5  # SQLite: how often the stream looks at the season's version
-FALLBACK_SECONDS = 1.0  # PostgreSQL: look anyway this often (a safety net for a write that sent no notification)
+POLL_SECONDS = 0.5  # SQLite: how often the hub looks at the watched seasons' versions
+SAFETY_SECONDS = 10.0  # PostgreSQL: look at every watched season this often, notified or not
+WAIT_SECONDS = 1.0  # PostgreSQL: the longest the hub waits for a notification before looking around
+BURST_SECONDS = 0.01  # PostgreSQL: after one notification, gather the others already on their way
+RECONNECT_SECONDS = 1.0  # PostgreSQL: wait this long before listening again after the connection broke
 KEEPALIVE_SECONDS = 15.0  # a comment line this often keeps proxies from closing a quiet stream
 STREAM_SECONDS = 300.0  # the server ends a stream after this long; the browser reconnects
-
+LISTENER_NAME = "ginleague-live"  # application_name of the hub's connection (pg_stat_activity shows it)
 
 
 async def season_changes(
@@ -31,94 +49,166 @@ async def season_changes(
     keepalive: float = KEEPALIVE_SECONDS,
 ) -> AsyncIterator[tuple[str, str]]:
     """Yield ("ready", version) once, then ("change", version) after every change of the
-    season and ("keepalive", "") when nothing happened for ``keepalive`` seconds; stop after ``seconds``."""
-    if connections["default"].vendor == "postgresql":
-        changes = _listen_postgresql(season_id, seconds=seconds, keepalive=keepalive)
-    else:
-        changes = _poll(season_id, seconds=seconds, keepalive=keepalive)
-    async for item in changes:
-        yield item
+    season and ("keepalive", "") when nothing was sent for ``keepalive`` seconds; stop after ``seconds``."""
+    loop = asyncio.get_running_loop()
+    hub = _hub()
+    news = hub.watch(season_id)  # before reading the version, so no change can fall between the two
+    try:
+        last = await sync_to_async(_version_then_let_go)(season_id)
+        yield "ready", last
+        deadline = sent = loop.time()
+        deadline += seconds
+        while (remaining := deadline - loop.time()) > 0:
+            try:
+                version = await asyncio.wait_for(news.get(), timeout=min(remaining, sent + keepalive - loop.time()))
+            except TimeoutError:
+                if deadline - loop.time() > 0:
+                    sent = loop.time()
+                    yield "keepalive", ""
+                continue
+            while not news.empty():  # several changes in a row: only the newest matters
+                version = news.get_nowait()
+            if version != last:
+                last, sent = version, loop.time()
+                yield "change", version
+    finally:
+        hub.unwatch(season_id, news)
 
 
-def _postgresql_params() -> dict:
+def _version_then_let_go(season_id: int) -> str:
+    """The season's version, read on this thread's connection, which is then closed: the stream
+    that follows runs for minutes and needs no connection of its own."""
+    try:
+        return season_version(season_id)
+    finally:
+        connection.close()
+
+
+_HUBS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Hub] = weakref.WeakKeyDictionary()
+
+
+def _hub() -> _Hub:
+    loop = asyncio.get_running_loop()
+    hub = _HUBS.get(loop)
+    if hub is None:
+        hub = _HUBS[loop] = _Hub()
+    return hub
+
+
+def hub_stats() -> dict[str, int]:
+    """How many seasons and streams this process's hub is watching (for tests and benches)."""
+    hub = _HUBS.get(asyncio.get_running_loop())
+    if hub is None:
+        return {"seasons": 0, "streams": 0, "running": 0}
+    return {
+        "seasons": len(hub.watchers),
+        "streams": sum(len(queues) for queues in hub.watchers.values()),
+        "running": int(hub.task is not None and not hub.task.done()),
+    }
+
+
+class _Hub:
+    """The one listener of this process's event loop, fanning changes out to its streams."""
+
+    def __init__(self) -> None:
+        self.watchers: dict[int, set[asyncio.Queue[str]]] = {}
+        self.versions: dict[int, str] = {}  # the newest version each watched season was seen at
+        self.task: asyncio.Task | None = None
+
+    def watch(self, season_id: int) -> asyncio.Queue[str]:
+        news: asyncio.Queue[str] = asyncio.Queue()
+        self.watchers.setdefault(season_id, set()).add(news)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._run())
+        return news
+
+    def unwatch(self, season_id: int, news: asyncio.Queue[str]) -> None:
+        queues = self.watchers.get(season_id)
+        if queues is None:
+            return
+        queues.discard(news)
+        if not queues:
+            del self.watchers[season_id]
+            self.versions.pop(season_id, None)
+
+    def publish(self, versions: dict[int, str]) -> None:
+        for season_id, version in versions.items():
+            queues = self.watchers.get(season_id)
+            if queues is None or self.versions.get(season_id) == version:
+                continue
+            self.versions[season_id] = version
+            for news in queues:
+                news.put_nowait(version)
+
+    async def _run(self) -> None:
+        if connections["default"].vendor == "postgresql":
+            await self._listen()
+        else:
+            await self._poll()
+
+    # --- PostgreSQL: one LISTEN connection --------------------------------------------------------
+
+    async def _listen(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.watchers:
+            try:
+                async with await psycopg.AsyncConnection.connect(**_listener_params()) as listener:
+                    await listener.execute(f"LISTEN {CHANNEL}")
+                    # Anything may have changed while nobody listened: look at every watched season.
+                    due, looked = set(self.watchers), loop.time()
+                    while self.watchers:
+                        if due:
+                            self.publish(await _read_versions(listener, due))
+                        heard = [note.payload async for note in listener.notifies(timeout=WAIT_SECONDS, stop_after=1)]
+                        if heard:  # one change often comes with others (a busy club night): take them together
+                            heard += [note.payload async for note in listener.notifies(timeout=BURST_SECONDS)]
+                        due = {season for season in map(_season_of, heard) if season in self.watchers}
+                        if loop.time() - looked >= SAFETY_SECONDS:
+                            due, looked = set(self.watchers), loop.time()
+            except (psycopg.Error, OSError):  # a restart or failover: listen again shortly
+                await asyncio.sleep(RECONNECT_SECONDS)
+
+    # --- SQLite: one poll for every watched season ---------------------------------------------------
+
+    async def _poll(self) -> None:
+        loop = asyncio.get_running_loop()
+        # One thread, so one database connection, for every poll of this process; closed at the end.
+        reader = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix=LISTENER_NAME)
+        try:
+            while self.watchers:
+                with contextlib.suppress(DatabaseError):  # e.g. locked for a moment by a writer: look again soon
+                    self.publish(await loop.run_in_executor(reader, _polled_versions, list(self.watchers)))
+                await asyncio.sleep(POLL_SECONDS)
+        finally:
+            await loop.run_in_executor(reader, connections.close_all)
+            reader.shutdown(wait=False)
+
+
+def _season_of(payload: str) -> int | None:
+    kind, _, number = payload.partition(":")
+    return int(number) if kind == "season" and number.isdigit() else None
+
+
+def _listener_params() -> dict:
     settings = connections["default"].settings_dict
-    params = {"dbname": settings["NAME"], "autocommit": True}
+    params = {"dbname": settings["NAME"], "autocommit": True, "application_name": LISTENER_NAME}
     for key, name in (("user", "USER"), ("password", "PASSWORD"), ("host", "HOST"), ("port", "PORT")):
         if settings.get(name):
             params[key] = settings[name]
     return params
 
 
-async def _listen_postgresql(season_id: int, *, seconds: float, keepalive: float) -> AsyncIterator[tuple[str, str]]:
-    import psycopg
-
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    wanted = change_payload(season_id=season_id, game_id=0)
-    sql = version_sql()
-
-    async def version(conn) -> str:
-        cursor = await conn.execute(sql, [season_id])
-        count, updated, confirmed = await cursor.fetchone()
-        return version_text(count, updated, confirmed)
-
-    async with await psycopg.AsyncConnection.connect(**_postgresql_params()) as conn:
-        await conn.execute(f"LISTEN {CHANNEL}")
-        last = await version(conn)
-        yield "ready", last
-        checked = sent = loop.time()
-        while (remaining := deadline - loop.time()) > 0:
-            matched = False
-            async for note in conn.notifies(timeout=min(FALLBACK_SECONDS, keepalive, remaining), stop_after=1):
-                matched = note.payload == wanted
-            now = loop.time()
-            if matched or now - checked >= FALLBACK_SECONDS:
-                checked = now
-                current = await version(conn)
-                if current != last:
-                    last, sent = current, now
-                    yield "change", current
-                    continue
-            if now - sent >= keepalive:
-                sent = now
-                yield "keepalive", ""
+async def _read_versions(listener, season_ids: set[int]) -> dict[int, str]:
+    cursor = await listener.execute(season_versions_sql(), [sorted(season_ids)])
+    found = {row[0]: version_text(*row[1:]) async for row in cursor}
+    return {season_id: found.get(season_id, version_text(0, None, None)) for season_id in season_ids}
 
 
-def _close_connection() -> None:
-    connections["default"].close()
-
-
-def _polled_version(season_id: int) -> str:
-    connection = connections["default"]
+def _polled_versions(season_ids: list[int]) -> dict[int, str]:
     if connection.connection is None:
         connection.ensure_connection()
         # Never hold a read lock a writer would wait for. A no-op for a file database in WAL mode
         # (readers never block writers there); it matters for a shared-cache database (tests).
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA read_uncommitted = 1")
-    return season_version(season_id)
-
-
-async def _poll(season_id: int, *, seconds: float, keepalive: float) -> AsyncIterator[tuple[str, str]]:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    version = sync_to_async(_polled_version)  # one thread per request: one connection, closed below
-    try:
-        last = await version(season_id)
-        yield "ready", last
-        sent = loop.time()
-        while deadline - loop.time() > 0:
-            await asyncio.sleep(min(POLL_SECONDS, max(0.0, deadline - loop.time())))
-            try:
-                current = await version(season_id)
-            except DatabaseError:  # e.g. locked for a moment by a writer: look again next time
-                continue
-            now = loop.time()
-            if current != last:
-                last, sent = current, now
-                yield "change", current
-            elif now - sent >= keepalive:
-                sent = now
-                yield "keepalive", ""
-    finally:
-        await sync_to_async(_close_connection)()
+    return season_versions(season_ids)

@@ -20,18 +20,22 @@ from players.models import Club, Membership, Player
 from scoring import services
 from scoring.audit import audit_record
 from scoring.changes import notify_change
+from scoring.engine.bracket import round_name
+from scoring.engine.overrides import read_rules
+from scoring.engine.ratings import RatedGame, elo_ratings
 from scoring.engine.round_robin import round_robin
-from scoring.engine.rules import RuleError, resolve_rules
-from scoring.engine.score import HandError, HandFacts, score_session
-from scoring.league.standings import DEFAULT_RANKING, RANKING_CRITERIA
-from scoring.models import FactChange, Fixture, Game, Hand, LeagueStatus, Season, SeasonFormat
+from scoring.engine.rules import RuleError
+from scoring.engine.score import HandFacts
+from scoring.league.standings import DEFAULT_RANKING, RANKING_CRITERIA, season_knockout, season_standings
+from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat, Seed
+from scoring.permissions import CLOSED_SEASON
 
 # --- seasons -----------------------------------------------------------------------------------------
 
 
 def _resolved_rules(rules: Any) -> dict:
     try:
-        return resolve_rules(rules).as_dict()
+        return read_rules(rules).as_dict()
     except RuleError as error:
         raise ValidationError({error.field: [error.message]}) from None
 
@@ -62,8 +66,13 @@ def season_create(
     starts_on: datetime.date | None = None,
     ends_on: datetime.date | None = None,
     created_by=None,
+    best_of: int = 1,
+    playoff_size: int | None = None,
+    seeded_from: Season | None = None,
 ) -> Season:
-    """A season for some of the club's members; a round robin gets its fixtures at once."""
+    """A season for some of the club's members; a round robin gets its fixtures at once (due dates
+    spread over the season's dates), a knockout cup its seeds (by ``seeded_from``'s final standings,
+    else by the club's ratings)."""
     cleaned_name = " ".join((name or "").split())
     if not cleaned_name:
         raise ValidationError({"name": "Enter the season's name."})
@@ -80,6 +89,17 @@ def season_create(
     outsiders = [player.name for player in entrants if player.pk not in members]
     if outsiders:
         raise ValidationError({"players": f"Not members of {club.name}: {', '.join(outsiders)}."})
+    if best_of not in (1, 3, 5, 7, 9):
+        raise ValidationError({"best_of": "A tie is best of 1, 3, 5, 7 or 9 games."})
+    if format == SeasonFormat.PLAYOFFS:
+        if not playoff_size or not 2 <= playoff_size <= len(entrants):
+            raise ValidationError(
+                {"playoff_size": f"Say how many players go into the playoffs: 2 to {len(entrants)}."}
+            )
+    else:
+        playoff_size = None
+    if seeded_from is not None and (seeded_from.club_id != club.pk or seeded_from.closed_at is None):
+        raise ValidationError({"seeded_from": "Seed from a closed season of this club."})
     resolved = _resolved_rules(rules)
     with transaction.atomic():
         season = Season.objects.create(
@@ -92,20 +112,156 @@ def season_create(
             starts_on=starts_on,
             ends_on=ends_on,
             created_by=created_by,
+            best_of=best_of,
+            playoff_size=playoff_size,
         )
         season.players.set(entrants)
-        if format != SeasonFormat.OPEN:
+        if season.is_round_robin:
             entrants.sort(key=lambda player: player.name.lower())
+            rounds = round_robin(entrants, double=format == SeasonFormat.DOUBLE)
+            due = due_dates(len(rounds), starts_on, ends_on)
             Fixture.objects.bulk_create(
-                Fixture(season=season, round=number, home=home, away=away)
-                for number, pairs in enumerate(round_robin(entrants, double=format == SeasonFormat.DOUBLE), 1)
+                Fixture(season=season, round=number, home=home, away=away, due_on=due[number - 1])
+                for number, pairs in enumerate(rounds, 1)
                 for home, away in pairs
             )
+        if format == SeasonFormat.KNOCKOUT:
+            _seed(season, knockout_seeding(club=club, players=entrants, seeded_from=seeded_from))
     return season
 
 
-def season_has_started(season: Season) -> bool:
-    return season.games.exists()
+def due_dates(rounds: int, starts_on: datetime.date | None, ends_on: datetime.date | None) -> list:
+    """Each round's due date, spread evenly so that the last round is due when the season ends
+    (every round due on ``ends_on`` when the season has no start; none without an end)."""
+    if ends_on is None:
+        return [None] * rounds
+    if starts_on is None:
+        return [ends_on] * rounds
+    days = (ends_on - starts_on).days
+    return [starts_on + datetime.timedelta(days=days * number // rounds) for number in range(1, rounds + 1)]
+
+
+def _seed(season: Season, players: Sequence[Player]) -> None:
+    Seed.objects.bulk_create(Seed(season=season, player=player, seed=n) for n, player in enumerate(players, 1))
+
+
+def knockout_seeding(*, club: Club, players: Sequence[Player], seeded_from: Season | None = None) -> list[Player]:
+    """``players`` best first: by their place in ``seeded_from``'s final standings if given (those not
+    in it after), then by the club's Elo rating from its confirmed results, then by name."""
+    rows = (
+        Game.objects.filter(season__club=club, league_status=LeagueStatus.CONFIRMED, over=True, winner__isnull=False)
+        .order_by("finished_at", "pk")
+        .values_list("pk", "winner_id", "player_one_id", "player_two_id")
+    )
+    ratings = elo_ratings(
+        RatedGame(key=pk, winner=winner, loser=two if winner == one else one) for pk, winner, one, two in rows
+    ).current
+    places: dict[int, int] = {}
+    if seeded_from is not None:
+        places = {row.player_id: row.position for row in season_standings(seeded_from).rows}
+    unplaced = len(players) + len(places) + 1
+    return sorted(
+        players,
+        key=lambda player: (places.get(player.pk, unplaced), -ratings.get(player.pk, 0.0), player.name.lower()),
+    )
+
+
+def fixtures_set_due(*, season: Season, round: int, due_on: datetime.date | None) -> int:
+    """Set (or clear) the due date of every fixture of one round; returns how many fixtures changed."""
+    _refuse_closed(season)
+    if season.ends_on and due_on and due_on > season.ends_on:
+        raise ValidationError({"due_on": f"The season ends on {season.ends_on}; set a date before then."})
+    changed = Fixture.objects.filter(season=season, round=round).update(due_on=due_on)
+    if not changed:
+        raise ValidationError({"round": f"{season.name} has no round {round}."})
+    return changed
+
+
+def _refuse_closed(season: Season) -> None:
+    if season.closed_at is not None:
+        raise ValidationError({"season": CLOSED_SEASON})
+
+
+def season_close(*, season: Season, closed_by) -> Season:
+    """End the season for good: no new games, every result locked, the champion named.
+
+    The champion is the knockout's winner (a cup, or the playoffs), else the
+    player alone at the top of the final standings (none if the top is shared).
+    """
+    with transaction.atomic():
+        locked = Season.objects.select_for_update().get(pk=season.pk)
+        _refuse_closed(locked)
+        if locked.has_knockout:
+            derived = season_knockout(locked).bracket
+            champion_id = derived.champion if derived else None
+        else:
+            rows = season_standings(locked).rows
+            top = rows[0] if rows and rows[0].played else None
+            champion_id = top.player_id if top and not top.tied else None
+        locked.closed_at = timezone.now()
+        locked.closed_by = closed_by
+        locked.champion_id = champion_id
+        locked.save(update_fields=["closed_at", "closed_by", "champion"])
+    season.closed_at, season.closed_by, season.champion_id = locked.closed_at, locked.closed_by, locked.champion_id
+    return season
+
+
+def playoffs_start(*, season: Season, started_by) -> list[Seed]:
+    """Round robin + playoffs: seed the top ``playoff_size`` of the standings into the knockout,
+    once every fixture's result is confirmed."""
+    with transaction.atomic():
+        locked = Season.objects.select_for_update().get(pk=season.pk)
+        _refuse_closed(locked)
+        if locked.format != SeasonFormat.PLAYOFFS:
+            raise ValidationError({"season": "Only a round robin + playoffs season has playoffs."})
+        if locked.seeds.exists():
+            raise ValidationError({"season": "The playoffs have already started."})
+        open_fixtures = (
+            Fixture.objects.filter(season=locked)
+            .exclude(game__league_status=LeagueStatus.CONFIRMED, game__over=True)
+            .count()
+        )
+        if open_fixtures:
+            raise ValidationError(
+                {"season": f"{open_fixtures} fixture(s) still to be played and confirmed before the playoffs."}
+            )
+        rows = season_standings(locked).rows[: locked.playoff_size]
+        players = {player.pk: player for player in locked.players.filter(pk__in=[row.player_id for row in rows])}
+        _seed(locked, [players[row.player_id] for row in rows])
+    return list(Seed.objects.filter(season=season).select_related("player"))
+
+
+def knockout_game_start(
+    *, season: Season, player_one: Player, player_two: Player, started_by, first_dealer: Player | None = None
+) -> Game:
+    """The next game of a knockout tie: the two must meet now in the derived bracket, with no game
+    of theirs still in play or awaiting confirmation."""
+    _refuse_closed(season)
+    if not season.has_knockout:
+        raise ValidationError({"season": "This season has no knockout."})
+    knockout = season_knockout(season)
+    tie = knockout.bracket.tie_of(player_one.pk, player_two.pk) if knockout.bracket else None
+    if tie is None or not tie.ready:
+        raise ValidationError(
+            {"player_two": f"{player_one.name} and {player_two.name} do not meet in the knockout now."}
+        )
+    if frozenset((player_one.pk, player_two.pk)) in knockout.pending:
+        raise ValidationError(
+            {"player_two": "Their last game is still in play or awaiting confirmation; finish that first."}
+        )
+    with transaction.atomic():
+        game = services.game_create(
+            player_one=player_one,
+            player_two=player_two,
+            first_dealer=first_dealer or player_two,
+            rules=season.rules,
+            created_by=started_by,
+            name=f"{season.name}, {round_name(tie.round, len(knockout.bracket.rounds)).lower()}",
+        )
+        game.season = season
+        game.league_status = LeagueStatus.PLAYING
+        game.save(update_fields=["season", "league_status"])
+    return game
 
 
 def season_set_rules(*, season: Season, rules: Any) -> Season:
@@ -135,6 +291,7 @@ def fixture_start(*, fixture: Fixture, started_by, first_dealer: Player | None =
     """Start the fixture's game under the season's rules (once)."""
     with transaction.atomic():
         locked = Fixture.objects.select_for_update().select_related("season", "home", "away").get(pk=fixture.pk)
+        _refuse_closed(locked.season)
         if Game.objects.filter(fixture=locked).exists():
             raise ValidationError({"fixture": "This fixture's game has already been started."})
         dealer = first_dealer or locked.away
@@ -159,6 +316,7 @@ def open_game_start(
     *, season: Season, player_one: Player, player_two: Player, started_by, first_dealer: Player | None = None
 ) -> Game:
     """Open play: any two of the season's players record a game."""
+    _refuse_closed(season)
     if season.format != SeasonFormat.OPEN:
         raise ValidationError({"season": "This season plays fixtures; start the fixture's game instead."})
     entrants = set(season.players.filter(pk__in=[player_one.pk, player_two.pk]).values_list("pk", flat=True))
@@ -195,13 +353,8 @@ def season_game_import(
     ``hands`` are HandFacts whose ``by`` is a player's primary key. Refused whole
     (HandRefused naming the hand and field) if any hand breaks the season's rules.
     """
-    try:  # the engine's figures up front, so game_recompute below finds every hand already right
-        derived = score_session(
-            resolve_rules(season.rules), (player_one.pk, player_two.pk), first_dealer.pk, list(hands)
-        ).hands
-    except HandError as error:
-        raise services.HandRefused(field=error.field, message=error.message, hand=error.hand) from None
-    with transaction.atomic():
+    _refuse_closed(season)
+    with transaction.atomic():  # a refused hand rolls the new game back too
         game = services.game_create(
             player_one=player_one,
             player_two=player_two,
@@ -210,32 +363,19 @@ def season_game_import(
             created_by=started_by,
             name=f"{season.name}, round {fixture.round}" if fixture else season.name,
         )
-        Hand.objects.bulk_create(
-            Hand(
-                game=game,
-                number=number,
-                ending=facts.ending,
-                by_id=facts.by,
-                knocker_deadwood=facts.knocker_deadwood if facts.ending == "knock" else None,
-                defender_deadwood=facts.defender_deadwood,
-                upcard=facts.upcard or "",
-                recorded_by=started_by,
-                **services.derived_hand_fields(result),
-            )
-            for number, (facts, result) in enumerate(zip(hands, derived, strict=True), start=1)
-        )
         game.season, game.fixture, game.league_status = season, fixture, LeagueStatus.PLAYING
         game.save(update_fields=["season", "fixture", "league_status"])
-        services.game_recompute(game=game)  # the engine has the last word on every figure
+        services.hands_store(game=game, hands=hands, recorded_by=started_by)
     return game
 
 
 def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
     """The result stands: it counts in the standings from now on."""
     with transaction.atomic():
-        locked = Game.objects.select_for_update().get(pk=game.pk)
+        locked = Game.objects.select_for_update(of=("self",)).select_related("season").get(pk=game.pk)
         if locked.season_id is None:
             raise ValidationError({"game": "Only a league game is confirmed."})
+        _refuse_closed(locked.season)
         if not locked.over:
             raise ValidationError({"game": "The game is not over yet; it can be confirmed when it is."})
         if locked.league_status == LeagueStatus.CONFIRMED:
@@ -269,8 +409,13 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
     if not comment:
         raise ValidationError({"comment": "Say what is wrong with the result, for the club's admins."})
     with transaction.atomic():
-        locked = Game.objects.select_for_update().get(pk=game.pk)
-        if locked.season_id is None or locked.league_status != LeagueStatus.PLAYING:
+        locked = Game.objects.select_for_update(of=("self",)).select_related("season").get(pk=game.pk)
+        if locked.season_id is None:
+            raise ValidationError({"game": "Only a league game is disputed."})
+        _refuse_closed(locked.season)
+        if not locked.over:
+            raise ValidationError({"game": "The game is not over yet; a result is disputed when it is."})
+        if locked.league_status != LeagueStatus.PLAYING:
             raise ValidationError({"game": "Only a provisional league result can be disputed."})
         locked.league_status = LeagueStatus.DISPUTED
         locked.save(update_fields=["league_status"])

@@ -17,8 +17,11 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Prefetch, Q, Sum
 
 from scoring import changes
-from scoring.models import Game, GameScore, Hand, LeagueStatus
-from scoring.selectors import pair_totals
+from scoring.engine.bracket import Bracket, TieGame, bracket
+from scoring.models import Game, GameScore, Hand, LeagueStatus, SeasonFormat, Seed
+from scoring.selectors import is_overdue, overdue_q, pair_totals
+
+__all__ = ["is_overdue", "overdue_q"]  # the due-date rule lives with the to-do (scoring.selectors)
 
 RANKING_CRITERIA = {
     "wins": "Games won",
@@ -165,9 +168,11 @@ def rank(rows: Sequence[Row], criteria: Sequence[str], pairs: Sequence[PairResul
 # --- the selector ------------------------------------------------------------------------------------
 
 
-def _counted(season_id: int):
-    """Games that count: the season's confirmed games that are over."""
-    return Game.objects.filter(season_id=season_id, league_status=LeagueStatus.CONFIRMED, over=True)
+def _counted(season_id: int, *, fixtures_only: bool = False):
+    """Games that count: the season's confirmed games that are over (with ``fixtures_only``, the
+    round robin's: a playoff game is a knockout tie, not a standings result)."""
+    games = Game.objects.filter(season_id=season_id, league_status=LeagueStatus.CONFIRMED, over=True)
+    return games.filter(fixture__isnull=False) if fixtures_only else games
 
 
 def season_standings(season) -> Standings:
@@ -180,9 +185,10 @@ def season_standings(season) -> Standings:
         player_id: Row(player_id=player_id, name=name)
         for player_id, name in season.players.order_by().values_list("pk", "name")
     }
+    fixtures_only = season.format == SeasonFormat.PLAYOFFS
 
     # Results by pair of players (player_one's side), summed by the database.
-    pair_rows = pair_totals(_counted(season.pk))
+    pair_rows = pair_totals(_counted(season.pk, fixtures_only=fixtures_only))
     pairs: list[PairResult] = []
     for pair in pair_rows:
         one, two = pair["player_one_id"], pair["player_two_id"]
@@ -201,7 +207,7 @@ def season_standings(season) -> Standings:
             row.net += net
 
     # Hand figures by player: every counted hand grouped by its winner, and undercuts by who knocked.
-    hands = Hand.objects.filter(game__in=_counted(season.pk)).order_by()
+    hands = Hand.objects.filter(game__in=_counted(season.pk, fixtures_only=fixtures_only)).order_by()
     won_figures = hands.values("winner_id").annotate(
         hands_won=Count("pk"),
         gins=Count("pk", filter=Q(result__in=("gin", "big_gin"))),
@@ -300,3 +306,45 @@ def current_standings(season):
     (two queries when cached) and the provisional results read now (one more query), so a game
     finishing or being disputed shows at once without recomputing the standings."""
     return dataclasses.replace(cached_standings(season), provisional=provisional_games(season))
+
+
+# --- the knockout bracket ----------------------------------------------------------------------------
+
+
+@dataclass
+class Knockout:
+    """A season's knockout as its pages show it: the derived bracket, names, and the games under way."""
+
+    bracket: Bracket | None  # None until the knockout is seeded (playoffs before the round robin ends)
+    names: dict[int, str]
+    pending: dict[frozenset, Game]  # a tie's game in play or awaiting confirmation, by pair of player ids
+    games: dict[int, Game]  # the confirmed games of the bracket, by id
+
+
+def knockout_games(season):
+    """The season's knockout games: all of a cup's, the playoffs' (games without a fixture)."""
+    games = Game.objects.filter(season_id=season.pk)
+    return games.filter(fixture__isnull=True) if season.format == SeasonFormat.PLAYOFFS else games
+
+
+def season_knockout(season) -> Knockout:
+    """The bracket of ``season`` from its seeds and confirmed knockout games (three queries)."""
+    seeds = list(Seed.objects.filter(season=season).select_related("player").order_by("seed"))
+    games = list(
+        knockout_games(season).select_related("player_one", "player_two", "winner").order_by("finished_at", "pk")
+    )
+    names = {seed.player_id: seed.player.name for seed in seeds}
+    if len(seeds) < 2:
+        return Knockout(bracket=None, names=names, pending={}, games={})
+    confirmed = [game for game in games if game.over and game.league_status == LeagueStatus.CONFIRMED]
+    derived = bracket(
+        [seed.player_id for seed in seeds],
+        [TieGame(game.pk, game.player_one_id, game.player_two_id, game.winner_id) for game in confirmed],
+        best_of=season.best_of,
+    )
+    pending = {
+        frozenset((game.player_one_id, game.player_two_id)): game
+        for game in games
+        if game.league_status != LeagueStatus.CONFIRMED
+    }
+    return Knockout(bracket=derived, names=names, pending=pending, games={game.pk: game for game in confirmed})

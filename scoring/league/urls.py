@@ -22,6 +22,13 @@ urlpatterns = [
     path("<slug:slug>/seasons/<int:pk>/wall/board/", wall.wall_board, name="wall_board"),
     path("<slug:slug>/seasons/<int:pk>/wall/events/", wall.wall_events, name="wall_events"),
     path("<slug:slug>/seasons/<int:pk>/ranking/", views.season_ranking, name="season_ranking"),
+    path("<slug:slug>/seasons/<int:pk>/print/", views.season_print, name="season_print"),
+    path("<slug:slug>/seasons/<int:pk>/due/", views.season_due, name="season_due"),
+    path("<slug:slug>/seasons/<int:pk>/close/", views.season_close, name="season_close"),
+    path("<slug:slug>/seasons/<int:pk>/playoffs/", views.playoffs_start, name="playoffs_start"),
+    path("<slug:slug>/seasons/<int:pk>/bracket/", views.bracket, name="bracket"),
+    path("<slug:slug>/seasons/<int:pk>/bracket/board/", views.bracket_board, name="bracket_board"),
+    path("<slug:slug>/seasons/<int:pk>/bracket/games/", views.tie_game_start, name="tie_game_start"),
     path("<slug:slug>/seasons/<int:pk>/games/", views.open_game_start, name="open_game_start"),
     path(
         "<slug:slug>/seasons/<int:pk>/fixtures/<int:fixture_pk>/start/",

@@ -13,26 +13,31 @@ from django.db.models import Max, Min, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from players import clubs
 from players.models import Club, Invitation, Membership, Player
-from scoring import audit, permissions
+from scoring import audit, changes, permissions
+from scoring.engine.bracket import round_name
 from scoring.engine.rules import resolve_rules
 from scoring.league import services as league
 from scoring.league.forms import (
     ClubForm,
     ConfirmForm,
     DisputeForm,
+    DueForm,
     GuestForm,
     InvitationForm,
     OpenGameForm,
     RankingForm,
     RoleForm,
     SeasonForm,
+    TieGameForm,
 )
-from scoring.league.standings import RANKING_CRITERIA, current_standings
+from scoring.league.standings import RANKING_CRITERIA, current_standings, is_overdue, season_knockout
 from scoring.models import Fixture, Game, Season, SeasonFormat
+from scoring.views import OPENED_INVITATIONS
 
 
 def _error_text(error: ValidationError) -> str:
@@ -48,15 +53,8 @@ def _add_errors(form, error: ValidationError) -> None:
             form.add_error(field if field in form.fields else None, message)
 
 
-def _visible_club(request, slug: str) -> Club:
-    club = get_object_or_404(Club, slug=slug)
-    if not clubs.can_view_club(request.user, club):
-        raise Http404("No such club.")
-    return club
-
-
 def _managed_club(request, slug: str) -> Club:
-    club = _visible_club(request, slug)
+    club = permissions.visible_club(request.user, slug)
     if not clubs.can_manage_club(request.user, club):
         raise PermissionDenied("Only the club's owner and admins may do this.")
     return club
@@ -91,7 +89,7 @@ def club_list(request):
 
 
 def club_detail(request, slug):
-    club = _visible_club(request, slug)
+    club = permissions.visible_club(request.user, slug)
     role = clubs.club_role(request.user, club)
     manager = clubs.can_manage_club(request.user, club)
     members = list(clubs.club_members(club))
@@ -100,7 +98,7 @@ def club_detail(request, slug):
         "role": role,
         "manager": manager,
         "members": members,
-        "seasons": club.seasons.order_by("-created_at"),
+        "seasons": club.seasons.select_related("champion").order_by("-created_at"),
     }
     if manager:
         guests = Player.objects.filter(memberships__club=club, user__isnull=True).order_by("name")
@@ -174,6 +172,9 @@ def invitation_create(request, slug):
 
 def invitation(request, token):
     invitation = get_object_or_404(Invitation.objects.select_related("club", "player"), token=token)
+    opened = request.session.get(OPENED_INVITATIONS, [])
+    if not invitation.is_used and token not in opened:  # it waits in their to-do until accepted
+        request.session[OPENED_INVITATIONS] = [*opened[-9:], token]
     if request.method == "POST":
         if (response := _login_first(request)) is not None:
             return response
@@ -195,7 +196,8 @@ def season_new(request, slug):
         return response
     club = _managed_club(request, slug)
     members = Player.objects.filter(memberships__club=club).order_by("name")
-    form = SeasonForm(request.POST or None, members=members)
+    closed_seasons = club.seasons.filter(closed_at__isnull=False).order_by("-closed_at")
+    form = SeasonForm(request.POST or None, members=members, closed_seasons=closed_seasons)
     if request.method == "POST" and form.is_valid():
         try:
             season = league.season_create(
@@ -208,6 +210,9 @@ def season_new(request, slug):
                 starts_on=form.cleaned_data["starts_on"],
                 ends_on=form.cleaned_data["ends_on"],
                 created_by=request.user,
+                best_of=form.cleaned_data["best_of"],
+                playoff_size=form.cleaned_data["playoff_size"],
+                seeded_from=form.cleaned_data["seeded_from"],
             )
         except ValidationError as error:
             _add_errors(form, error)
@@ -218,8 +223,8 @@ def season_new(request, slug):
 
 
 def _season(request, slug, pk) -> tuple[Club, Season]:
-    club = _visible_club(request, slug)
-    season = get_object_or_404(Season.objects.select_related("club"), pk=pk, club=club)
+    club = permissions.visible_club(request.user, slug)
+    season = get_object_or_404(Season.objects.select_related("club", "champion"), pk=pk, club=club)
     return club, season
 
 
@@ -236,14 +241,15 @@ def season_detail(request, slug, pk):
         fixtures = list(shown.filter(round=rounds["shown"]).order_by("pk"))
         if my_player is not None:
             my_fixtures = list(shown.filter(Q(home=my_player) | Q(away=my_player)).order_by("round", "pk"))
+        today = timezone.localdate()
         for fixture in (*fixtures, *my_fixtures):
-            fixture.startable = (
-                not hasattr(fixture, "game")
-                and role is not None
-                and (manager or (my_player is not None and my_player.pk in (fixture.home_id, fixture.away_id)))
+            fixture.overdue = is_overdue(fixture, today, season_closed=season.is_closed)
+            fixture.season = season
+            fixture.startable = not hasattr(fixture, "game") and permissions.can_start_fixture(
+                request.user, fixture, club
             )
     open_form = None
-    if season.format == SeasonFormat.OPEN and role is not None:
+    if season.format == SeasonFormat.OPEN and role is not None and not season.is_closed:
         entrants = season.players.order_by("name")
         open_form = OpenGameForm(entrants=entrants, initial={"player_one": my_player})
     rules = resolve_rules(season.rules)
@@ -265,11 +271,15 @@ def season_detail(request, slug, pk):
         )
         if manager
         else None,
+        "due_form": DueForm(initial={"round": rounds["shown"]})
+        if manager and rounds and not season.is_closed
+        else None,
+        "can_start_playoffs": manager
+        and not season.is_closed
+        and season.format == SeasonFormat.PLAYOFFS
+        and not season.seeds.exists(),
     }
-    template = "league/season_detail.html"
-    if request.htmx and request.GET.get("part") == "standings":
-        template += "#standings"
-    return render(request, template, context)
+    return render(request, "league/season_detail.html", context)
 
 
 def _round_to_show(request, season: Season) -> dict:
@@ -367,7 +377,7 @@ def _league_game(request, pk) -> tuple[Game, Club]:
         pk=pk,
         season__isnull=False,
     )
-    club = game.season.club
+    club = permissions.club_of_game(game)
     if not clubs.can_view_club(request.user, club):
         raise Http404("No such game.")
     return game, club
@@ -398,7 +408,8 @@ def game_confirm(request, pk):
     if (response := _login_first(request)) is not None:
         return response
     game, club = _league_game(request, pk)
-    if not permissions.can_confirm(request.user, game, club):
+    # Who confirms is asked here; whether the result can be confirmed now is the service's rule.
+    if not permissions.can_confirm(request.user, game, club) and not permissions.may_confirm(request.user, game, club):
         raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
     form = ConfirmForm(request.POST)
     if form.is_valid():
@@ -419,14 +430,18 @@ def game_dispute(request, pk):
     if (response := _login_first(request)) is not None:
         return response
     game, club = _league_game(request, pk)
-    if not permissions.can_dispute(request.user, game, club):
+    # Who disputes is asked here; whether the result can be disputed now is the service's rule.
+    if not permissions.may_dispute(request.user, game, club):
         raise PermissionDenied("Only the other player disputes a provisional result.")
     form = DisputeForm(request.POST)
     if form.is_valid():
         try:
             league.game_dispute(game=game, disputed_by=request.user, comment=form.cleaned_data["comment"])
         except ValidationError as error:
-            _add_errors(form, error)
+            if "comment" in getattr(error, "message_dict", {}):
+                _add_errors(form, error)
+            else:  # the result cannot be disputed now (e.g. not over yet): the service says why
+                messages.error(request, _error_text(error))
         else:
             messages.success(request, "Result disputed: the club's admins will look at it.")
             return redirect("league:game", pk=game.pk)
@@ -434,3 +449,156 @@ def game_dispute(request, pk):
         request, "league/game_detail.html", _game_context(request, game, club, dispute_form=form), status=400
     )
 
+
+
+@require_POST
+def season_due(request, slug, pk):
+    """An organiser sets (or clears) one round's due date."""
+    if (response := _login_first(request)) is not None:
+        return response
+    club = _managed_club(request, slug)
+    season = get_object_or_404(Season, pk=pk, club=club)
+    form = DueForm(request.POST)
+    if form.is_valid():
+        try:
+            league.fixtures_set_due(season=season, round=form.cleaned_data["round"], due_on=form.cleaned_data["due_on"])
+        except ValidationError as error:
+            messages.error(request, _error_text(error))
+        else:
+            due = form.cleaned_data["due_on"]
+            messages.success(request, f"Round {form.cleaned_data['round']} is due {due or 'whenever'}.")
+    else:
+        messages.error(request, " ".join(f"{form.fields[f].label}: {' '.join(e)}" for f, e in form.errors.items()))
+    return redirect(f"{reverse('league:season', args=[club.slug, season.pk])}?round={request.POST.get('round', '')}")
+
+
+@require_POST
+def season_close(request, slug, pk):
+    """An organiser closes the season: results locked, champion named; the page stays as an archive."""
+    if (response := _login_first(request)) is not None:
+        return response
+    club = _managed_club(request, slug)
+    season = get_object_or_404(Season, pk=pk, club=club)
+    try:
+        league.season_close(season=season, closed_by=request.user)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+    else:
+        champion = season.champion.name if season.champion_id else "none (the top is shared or nobody played)"
+        messages.success(request, f"{season.name} is closed. Champion: {champion}.")
+    return redirect("league:season", slug=club.slug, pk=season.pk)
+
+
+@require_POST
+def playoffs_start(request, slug, pk):
+    if (response := _login_first(request)) is not None:
+        return response
+    club = _managed_club(request, slug)
+    season = get_object_or_404(Season, pk=pk, club=club)
+    try:
+        seeds = league.playoffs_start(season=season, started_by=request.user)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+        return redirect("league:season", slug=club.slug, pk=season.pk)
+    messages.success(request, f"The playoffs are drawn: {', '.join(seed.player.name for seed in seeds)}.")
+    return redirect("league:bracket", slug=club.slug, pk=season.pk)
+
+
+# --- the knockout bracket ----------------------------------------------------------------------------
+
+
+def _bracket_context(request, club, season) -> dict:
+    knockout = season_knockout(season)
+    rounds = []
+    derived = knockout.bracket
+    if derived is not None:
+        for number, ties in enumerate(derived.rounds, start=1):
+            shown = []
+            for tie in ties:
+                pending = knockout.pending.get(frozenset((tie.one, tie.two)))
+                startable = (
+                    tie.ready
+                    and pending is None
+                    and permissions.can_start_tie(request.user, season, (tie.one, tie.two))
+                )
+                shown.append(
+                    {
+                        "tie": tie,
+                        "one": knockout.names.get(tie.one),
+                        "two": knockout.names.get(tie.two),
+                        "winner": knockout.names.get(tie.winner),
+                        "games": [knockout.games[key] for key in tie.games],
+                        "pending": pending,
+                        "startable": startable,
+                    }
+                )
+            rounds.append({"name": round_name(number, len(derived.rounds)), "ties": shown})
+    return {
+        "club": club,
+        "season": season,
+        "knockout": knockout,
+        "rounds": rounds,
+        "champion": knockout.names.get(derived.champion) if derived else None,
+        "version": changes.season_version(season.pk),
+    }
+
+
+def bracket(request, slug, pk):
+    """The knockout's bracket, derived from the seeds and results; it updates live like the wall."""
+    club, season = _season(request, slug, pk)
+    if not season.has_knockout:
+        raise Http404("This season has no knockout.")
+    return render(request, "league/bracket.html", _bracket_context(request, club, season))
+
+
+def bracket_board(request, slug, pk):
+    club, season = _season(request, slug, pk)
+    if not season.has_knockout:
+        raise Http404("This season has no knockout.")
+    response = render(request, "league/bracket.html#board", _bracket_context(request, club, season))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_POST
+def tie_game_start(request, slug, pk):
+    """Start the next game of a knockout tie (its players or the club's admins)."""
+    if (response := _login_first(request)) is not None:
+        return response
+    club, season = _season(request, slug, pk)
+    form = TieGameForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose the tie's two players.")
+        return redirect("league:bracket", slug=club.slug, pk=season.pk)
+    one, two = form.cleaned_data["player_one"], form.cleaned_data["player_two"]
+    if not permissions.can_start_tie(request.user, season, (one.pk, two.pk)):
+        raise PermissionDenied("Only the tie's players and the club's admins start its games.")
+    try:
+        game = league.knockout_game_start(season=season, player_one=one, player_two=two, started_by=request.user)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+        return redirect("league:bracket", slug=club.slug, pk=season.pk)
+    return redirect("game", pk=game.pk)
+
+
+# --- printing ----------------------------------------------------------------------------------------
+
+
+def season_print(request, slug, pk):
+    """The season on paper, for the club's notice board: standings, then every round's fixtures and results."""
+    club, season = _season(request, slug, pk)
+    standings = current_standings(season)
+    fixtures = (
+        Fixture.objects.filter(season=season)
+        .select_related("home", "away", "game", "game__winner")
+        .order_by("round", "pk")
+    )
+    context = {
+        "club": club,
+        "season": season,
+        "standings": standings,
+        "criteria": [RANKING_CRITERIA[name] for name in standings.ranking],
+        "fixtures": fixtures,
+        "printed_on": timezone.localdate(),
+    }
+    return render(request, "league/season_print.html", context)

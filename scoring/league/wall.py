@@ -10,22 +10,16 @@ A private club's wall is only for its members (404 to anyone else).
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
-from django.http import Http404, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.db import connection
+from django.http import StreamingHttpResponse
+from django.shortcuts import render
 
-from players import clubs
+from scoring import permissions
 from scoring.league import live
 from scoring.league.standings import RANKING_CRITERIA, season_wall
 from scoring.models import Season
 
 WALL_ROWS = 20
-
-
-def visible_season(request, slug: str, pk: int) -> Season:
-    season = get_object_or_404(Season.objects.select_related("club"), pk=pk, club__slug=slug)
-    if not clubs.can_view_club(request.user, season.club):
-        raise Http404("No such season.")
-    return season
 
 
 def _rows_shown(request) -> int | None:
@@ -48,12 +42,12 @@ def _context(request, season: Season) -> dict:
 
 
 def wall(request, slug, pk):
-    season = visible_season(request, slug, pk)
+    season = permissions.visible_season(request.user, slug, pk)
     return render(request, "wall/wall.html", _context(request, season))
 
 
 def wall_board(request, slug, pk):
-    season = visible_season(request, slug, pk)
+    season = permissions.visible_season(request.user, slug, pk)
     response = render(request, "wall/wall.html#board", _context(request, season))
     response["Cache-Control"] = "no-store"
     return response
@@ -69,11 +63,24 @@ async def _events(season_id: int):
     yield "event: bye\ndata: reconnect\n\n"  # the stream's time is up; the page opens a new one at once
 
 
+def _visible_season_id(user, slug: str, pk: int) -> int:
+    """The season's id if ``user`` may see it; then let go of this thread's database connection.
+
+    The stream that follows runs for minutes (and listens on a connection of its own): holding the
+    request's connection meanwhile would cost one PostgreSQL session per open screen, and a stream cut
+    off by a disconnect never reaches the request_finished signal that would otherwise close it.
+    """
+    try:
+        return permissions.visible_season(user, slug, pk).pk
+    finally:
+        connection.close()
+
+
 async def wall_events(request, slug, pk):
     """text/event-stream: "ready" (with the season's version), "change" after every saved game or
     hand of the season, keep-alive comments, and "bye" when the server ends the stream."""
-    season = await sync_to_async(visible_season)(request, slug, pk)
-    response = StreamingHttpResponse(_events(season.pk), content_type="text/event-stream")
+    season_id = await sync_to_async(_visible_season_id)(request.user, slug, pk)
+    response = StreamingHttpResponse(_events(season_id), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass events on at once
     return response

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable, Iterator
 
 from django.db.models import QuerySet
@@ -35,11 +36,24 @@ class _Line:
         return value
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP's CSV injection list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
+
+
+def csv_safe(value):
+    """A text cell a spreadsheet would run as a formula, made inert with a leading apostrophe; numbers unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def csv_lines(header: list[str], rows: Iterable[list]) -> Iterator[str]:
+    """Every CSV export's lines: no cell of any row can be run as a formula."""
     writer = csv.writer(_Line())
     yield writer.writerow(header)
     for row in rows:
-        yield writer.writerow(row)
+        yield writer.writerow([csv_safe(value) for value in row])
 
 
 def standings_rows(standings) -> Iterator[list]:

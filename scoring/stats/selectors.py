@@ -21,6 +21,7 @@ from players.models import Club, Membership, Player
 from scoring import changes
 from scoring.engine.ratings import RatedGame, Ratings, elo_ratings
 from scoring.engine.rules import resolve_rules
+from scoring.engine.score import running_columns
 from scoring.models import Game, Hand, LeagueStatus
 from scoring.permissions import member_club_ids, visible_game_q
 from scoring.selectors import pair_totals
@@ -136,8 +137,8 @@ class PlayerStats:
 
     @property
     def gin_rate(self) -> float | None:
-        """Hands the player won by going gin (or big gin), out of every hand played."""
-        return rate(self.gins, self.hands)
+        """Of the hands the player won, those won by going gin (or big gin)."""
+        return rate(self.gins, self.hands_won)
 
     @property
     def undercut_rate(self) -> float | None:
@@ -318,15 +319,11 @@ class Progress:
 
 def running_points(hands: Sequence[tuple[int | None, int, Sequence[int]]], players: Sequence[int], games: int):
     """Each game's running hand points per player, from the engine's per-hand (winner, points, games)."""
-    totals = [dict.fromkeys(players, 0) for _ in range(games)]
-    series = [Progress(number, {player: [0] for player in players}) for number in range(1, games + 1)]
-    for winner, points, scored_in in hands:
-        for number in scored_in:
-            totals[number - 1][winner] += points
-        for index, progress in enumerate(series):
-            for player in players:
-                progress.totals[player].append(totals[index][player])
-    return series
+    rows = running_columns(players, games, hands)  # the engine's running totals, as on the sheet
+    return [
+        Progress(number, {player: [0, *(row[number - 1][player] for row in rows)] for player in players})
+        for number in range(1, games + 1)
+    ]
 
 
 def game_progress(game: Game) -> list[Progress]:

@@ -7,18 +7,17 @@ Private clubs' games and hands are only shown to their members.
 
 from __future__ import annotations
 
-from django.http import Http404, StreamingHttpResponse
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 
-from players import clubs
 from players.models import Club, Player
+from scoring import permissions
 from scoring.engine.charts import Series, line_chart
 from scoring.league.standings import season_standings
-from scoring.league.wall import visible_season
 from scoring.models import Game
-from scoring.selectors import game_list, hands_for_player
+from scoring.selectors import game_list
 from scoring.stats import exports
 from scoring.stats.history import HandFilterForm, hand_history, page_of
 from scoring.stats.selectors import (
@@ -29,13 +28,6 @@ from scoring.stats.selectors import (
     recent_games,
     visible_games,
 )
-
-
-def _visible_club(request, slug: str) -> Club:
-    club = get_object_or_404(Club, slug=slug)
-    if not clubs.can_view_club(request.user, club):
-        raise Http404("No such club.")
-    return club
 
 
 def _rating_chart(rating) -> str:
@@ -99,7 +91,7 @@ def player_history(request, pk: int):
 
 
 def club_history(request, slug: str):
-    return _history(request, club=_visible_club(request, slug))
+    return _history(request, club=permissions.visible_club(request.user, slug))
 
 
 def game_progress_view(request, pk: int):
@@ -131,7 +123,7 @@ def _json(chunks, filename: str) -> StreamingHttpResponse:
 
 
 def standings_csv(request, slug: str, pk: int):
-    season = visible_season(request, slug, pk)
+    season = permissions.visible_season(request.user, slug, pk)
     rows = exports.standings_rows(season_standings(season))
     return _csv(exports.csv_lines(exports.STANDINGS_COLUMNS, rows), f"{slugify(season.name)}-standings.csv")
 
@@ -151,18 +143,18 @@ def player_hands_csv(request, pk: int):
 
 
 def club_hands_csv(request, slug: str):
-    club = _visible_club(request, slug)
+    club = permissions.visible_club(request.user, slug)
     return _hands_csv(request, club=club, name=club.name)
 
 
 def season_games_json(request, slug: str, pk: int):
-    season = visible_season(request, slug, pk)
+    season = permissions.visible_season(request.user, slug, pk)
     games = Game.objects.filter(season=season)
     return _json(exports.game_records_json(games), f"{slugify(season.name)}-games.json")
 
 
 def club_games_json(request, slug: str):
-    club = _visible_club(request, slug)
+    club = permissions.visible_club(request.user, slug)
     games = Game.objects.filter(season__club=club)
     return _json(exports.game_records_json(games), f"{club.slug}-games.json")
 
@@ -176,5 +168,5 @@ def player_games_json(request, pk: int):
 def player_detail(request, pk: int):
     player = get_object_or_404(Player, pk=pk)
     games = list(game_list(player=player, viewer=request.user)[:100])
-    hands = list(hands_for_player(player=player, viewer=request.user, limit=100))
+    hands = list(hand_history(viewer=request.user, player=player)[:100])  # the one player-hands selector
     return render(request, "players/player_detail.html", {"player": player, "games": games, "hands": hands})

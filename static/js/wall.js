@@ -1,10 +1,11 @@
-/* Wall screen: listen to the season's Server-Sent Events and re-fetch the board on every change.
+/* Wall screen (and knockout bracket): listen to the season's Server-Sent Events and re-fetch the board on every change.
  * Without JavaScript the page is a plain page with a Reload link. */
 (function () {
   "use strict";
-  var body = document.body;
-  var eventsUrl = body.getAttribute("data-wall-events");
-  var boardUrl = body.getAttribute("data-wall-board");
+  // The wall screen puts the URLs on <body>; other live pages (the knockout bracket) on their board's section.
+  var root = document.querySelector("[data-wall-events]") || document.body;
+  var eventsUrl = root.getAttribute("data-wall-events");
+  var boardUrl = root.getAttribute("data-wall-board");
   var status = document.getElementById("wall-status");
   if (!eventsUrl || !boardUrl || !window.EventSource || !window.fetch) {
     return;

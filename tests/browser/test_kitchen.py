@@ -50,7 +50,7 @@ def start_game(page, base_url, *, one, two, dealer="The first player", preset=No
     page.goto(f"{base_url}/games/new/")
     page.get_by_label("First player", exact=True).fill(one)
     page.get_by_label("Second player", exact=True).fill(two)
-    pick(page, "Who deals first", dealer)
+    pick(page, "Who deals first", {"The first player": one, "The second player": two}.get(dealer, dealer))
     if preset:
         page.get_by_label("Rules", exact=True).select_option(preset)
     if hollywood:
@@ -83,8 +83,10 @@ def breakdown_table(page, caption: str) -> dict[str, list[str]]:
 
 
 def check_breakdown(page, game: Game, result, names: dict, caption_prefix: str = "") -> None:
-    winner = names[result.winner]
-    caption = f"{caption_prefix}{winner} wins by {result.margin}"
+    caption = f"{caption_prefix}how the final score adds up"
+    if not caption_prefix:  # one game: who won is said once, at the top of the sheet
+        verdict = f"Game over: {names[result.winner]} wins by {result.margin}"
+        expect(page.locator(".dealer.is-over")).to_have_text(verdict)
     rows = breakdown_table(page, caption)
     order = [game.player_one_id, game.player_two_id]
     expected: dict[str, list[str]] = {}

@@ -18,7 +18,7 @@ def load_record(path: str):
 
 
 class Command(BaseCommand):
-    help = "Score JSON game records (shared/spec/game-record.md) and print the scoresheet."
+    help = "Score JSON game records (docs/game-record.md) and print the scoresheet."
 
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", metavar="FILE")

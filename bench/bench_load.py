@@ -1,0 +1,276 @@
+"""A club night through the API: 10 tables x 3 phones recording hands at once, against a real server.
+
+Figures, not pass/fail. Targets (issue 15): an API hand POST in-process p50 < 15 ms on
+PostgreSQL; the server (uvicorn, 2 workers) >= 100 hands/s with p95 < 300 ms; nothing
+acknowledged lost, nothing doubled.
+
+    .venv/bin/python bench/bench_load.py [--seconds 20] [--hands 3000] [--workers 2]
+
+Loopback only, bounded in time and count. It creates (and drops afterwards) its own
+PostgreSQL database, ``ginleague_bench_load`` on 127.0.0.1:5432 (``BENCH_PG`` sets the
+server URL without a database name). Every hand is sent by its phone and, at the same
+moment, by a second phone of the table with the same hand number (one gets 201, the other
+409); every seventh is retried by its phone with the same Idempotency-Key (a replay).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+DB_NAME = "ginleague_bench_load"
+DATABASE_URL = f"{PG}/{DB_NAME}"
+TABLES, PHONES, GAMES_PER_TABLE = 10, 3, 40
+ENV = {
+    **os.environ,
+    "DATABASE_URL": DATABASE_URL,
+    "DEBUG": "false",
+    "SECRET_KEY": "bench-only-not-secret-" + "x" * 40,
+    "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+    "SECURE_SSL_REDIRECT": "false",  # loopback plain HTTP
+    "API_THROTTLE_USER": "100000/minute",
+    "API_THROTTLE_ANON": "100000/minute",
+    "DJANGO_SETTINGS_MODULE": "ginleague.settings",
+}
+
+
+def psql(sql: str) -> None:
+    subprocess.run(["psql", f"{PG}/postgres", "-qc", sql], check=True, capture_output=True)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def django_setup() -> None:
+    os.environ.update(ENV)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def seed() -> list[dict]:
+    """Ten tables, each a creator and two players with tokens, and a queue of games."""
+    from players.models import Player
+    from players.tokens import token_create
+    from scoring import services
+    from tests.factories import UserFactory
+
+    tables = []
+    for table in range(TABLES):
+        # Phones: player one's, and two club helpers' (staff may record any game).
+        users = [UserFactory(username=f"t{table}p{phone}", is_staff=phone != 1) for phone in range(PHONES)]
+        one = Player.objects.create(name=f"Table {table} one", user=users[1])
+        two = Player.objects.create(name=f"Table {table} two")
+        games = [
+            services.game_create(player_one=one, player_two=two, first_dealer=two, created_by=users[1]).pk
+            for _ in range(GAMES_PER_TABLE)
+        ]
+        tables.append(
+            {"tokens": [token_create(user=user).key for user in users], "games": games, "players": [one.pk, two.pk]}
+        )
+    return tables
+
+
+def in_process(samples: int = 150) -> None:
+    """p50/p95 of one API hand POST handled in this process (no HTTP, no server)."""
+    from django.test.utils import setup_test_environment
+    from rest_framework.test import APIClient
+
+    from players.models import Player
+    from players.tokens import token_create
+    from scoring import services
+    from tests.factories import UserFactory
+
+    setup_test_environment()
+    user = UserFactory(username="in-process")
+    one, two = Player.objects.create(name="In one", user=user), Player.objects.create(name="In two")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user).key}")
+    times, game = [], None
+    for number in range(samples):
+        if game is None or number % 40 == 0:
+            game, hand = services.game_create(player_one=one, player_two=two, first_dealer=two, created_by=user), 0
+        hand += 1
+        body = {"ending": "knock", "by": one.pk if hand % 2 else two.pk, "knocker_deadwood": 8,
+                "defender_deadwood": 10, "number": hand}  # fmt: skip
+        started = time.perf_counter()
+        response = client.post(f"/api/games/{game.pk}/hands/", body, format="json", HTTP_IDEMPOTENCY_KEY=f"k{number}")
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 201, (response.status_code, response.headers, response.content)
+    times = times[10:]  # warm-up
+    print(f"in-process API hand POST (PostgreSQL): p50 {statistics.median(times):.1f} ms, "
+          f"p95 {percentile(times, 0.95):.1f} ms over {len(times)} hands")  # fmt: skip
+
+
+class Phone:
+    def __init__(self, port: int, token: str):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.token = token
+
+    def post(self, path: str, body: dict, key: str) -> tuple[int, dict, float, bool]:
+        payload = json.dumps(body)
+        headers = {"Authorization": f"Token {self.token}", "Content-Type": "application/json", "Idempotency-Key": key}
+        started = time.perf_counter()
+        for attempt in range(2):
+            try:
+                self.connection.request("POST", path, payload, headers)
+                response = self.connection.getresponse()
+                data = response.read()
+                break
+            except (http.client.HTTPException, OSError):
+                self.connection.close()  # a closed keep-alive connection: send again (same key)
+                if attempt:
+                    raise
+        elapsed = (time.perf_counter() - started) * 1000
+        replayed = response.getheader("Idempotent-Replayed") == "true"
+        return response.status, (json.loads(data) if data else {}), elapsed, replayed
+
+
+def drive(table_no: int, table: dict, port: int, deadline: float, budget: dict, record) -> None:
+    phones = [Phone(port, token) for token in table["tokens"]]
+    pair = ThreadPoolExecutor(2)
+    games = list(table["games"])
+    game, number = games.pop(0), 0
+    while time.monotonic() < deadline:
+        with budget["lock"]:
+            if budget["left"] <= 0:
+                break
+            budget["left"] -= 1
+        number += 1
+        body = {"ending": "knock", "by": table["players"][number % 2], "knocker_deadwood": 8,
+                "defender_deadwood": 10, "number": number}  # fmt: skip
+        path = f"/api/games/{game}/hands/"
+        first, second = phones[number % PHONES], phones[(number + 1) % PHONES]
+        keys = [f"{table_no}-{game}-{number}-a", f"{table_no}-{game}-{number}-b"]
+        answers = list(pair.map(lambda job: job[0].post(path, body, job[1]), [(first, keys[0]), (second, keys[1])]))
+        if number % 7 == 0:  # the phone did not see its answer: it sends again with the same key
+            answers.append(first.post(path, body, keys[0]))
+        over = False
+        for status, data, elapsed, replayed in answers:
+            record(game, number, status, data, elapsed, replayed)
+            over = over or (status == 201 and data["game"]["over"])
+        if over:
+            if not games:
+                break
+            game, number = games.pop(0), 0
+
+
+def serve(workers: int) -> tuple[subprocess.Popen, int]:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [str(ROOT / ".venv/bin/uvicorn"), "ginleague.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+         "--workers", str(workers), "--lifespan", "off", "--log-level", "warning", "--no-access-log"],
+        cwd=ROOT, env=ENV,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return server, port
+        except OSError:
+            time.sleep(0.2)
+    server.kill()
+    raise SystemExit("the server did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--hands", type=int, default=3000, help="at most this many hands in all")
+    parser.add_argument("--workers", type=int, default=2)
+    options = parser.parse_args()
+
+    psql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+    psql(f"CREATE DATABASE {DB_NAME}")
+    try:
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=ENV, check=True)
+        django_setup()
+        from django.conf import settings
+
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+        in_process()
+        tables = seed()
+        from django.db import connections
+
+        connections.close_all()
+        server, port = serve(options.workers)
+        try:
+            results, lock = [], threading.Lock()
+
+            def record(*row):
+                with lock:
+                    results.append(row)
+
+            budget = {"left": options.hands, "lock": threading.Lock()}
+            started = time.monotonic()
+            deadline = started + options.seconds
+            threads = [
+                threading.Thread(target=drive, args=(n, table, port, deadline, budget, record))
+                for n, table in enumerate(tables)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            wall = time.monotonic() - started
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        report(results, wall, options.workers)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        psql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+
+
+def report(results: list, wall: float, workers: int) -> None:
+    from scoring.models import Hand
+
+    statuses = Counter(status for _, _, status, _, _, _ in results)
+    acknowledged = {}  # (game, number) -> hand id of each first-time 201
+    doubled_answers = 0
+    for game, number, status, data, _, replayed in results:
+        if status == 201 and not replayed:
+            if (game, number) in acknowledged:
+                doubled_answers += 1
+            acknowledged[(game, number)] = data["hand"]["id"]
+    games = {game for game, *_ in results}
+    stored = {
+        (game, number): pk
+        for pk, game, number in Hand.objects.filter(game_id__in=games).values_list("pk", "game_id", "number")
+    }
+    lost = sum(1 for key, pk in acknowledged.items() if stored.get(key) != pk)
+    doubled = doubled_answers + max(0, len(stored) - len(acknowledged))
+    times = [elapsed for *_, elapsed, _ in results]
+    replays = sum(1 for *_, replayed in results if replayed)
+    print(f"server: uvicorn, {workers} workers, PostgreSQL, {TABLES} tables x {PHONES} phones, {wall:.1f} s")
+    print(f"  hands acknowledged: {len(acknowledged)} = {len(acknowledged) / wall:.1f} hands/s "
+          f"({len(results)} requests = {len(results) / wall:.1f} requests/s)")  # fmt: skip
+    print(f"  latency per request: p50 {statistics.median(times):.0f} ms, p95 {percentile(times, 0.95):.0f} ms, "
+          f"max {max(times):.0f} ms")  # fmt: skip
+    print(f"  status counts: {dict(sorted(statuses.items()))}, replayed: {replays}")
+    print(f"  lost: {lost}, doubled: {doubled}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""The site's error answers: pages in the site's layout that say why and what to do, JSON under /api/.
+
+Wired as handler400/403/404/500 in ginleague/urls.py. Under /api/ every error
+is a problem, ``{"field": null, "message": "...", "hand": null}``, the API's
+own refusal shape, never an HTML page.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.csrf import requires_csrf_token
+
+from scoring.api.common import problem
+
+API_PREFIX = "/api/"
+
+MESSAGES = {
+    400: "The request could not be understood.",
+    403: "You are not allowed to do that.",
+    404: "There is nothing at this address.",
+    413: "The request is too large.",
+    500: "Something went wrong on our side, and it has been logged. Nothing you sent was half-saved.",
+}
+# For the pages: a heading, and what the visitor can do about it.
+PAGES = {
+    400: ("Bad request", "Go back, reload the page and try again."),
+    403: ("Not allowed", "Sign in with an account that may do this, or ask the game's players or the club's owner."),
+    404: ("Not found", "The address may be mistyped, or the game, player or club was removed or is private."),
+    413: ("Too large", "Send less at once: a request may carry at most 2.5 MB."),
+    500: ("Something went wrong", "Try again in a moment; if it keeps happening, tell the site's owner."),
+}
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def _message(exception, status: int) -> str:
+    """The exception's own words when it has some (a string we wrote), else the general one."""
+    if exception is not None and exception.args and isinstance(exception.args[0], str) and exception.args[0]:
+        return exception.args[0]
+    return MESSAGES[status]
+
+
+def _answer(request, status: int, message: str) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(problem(None, message), status=status)
+    heading, advice = PAGES[status]
+    return render(request, "errors/page.html", {"heading": heading, "message": message, "advice": advice},
+                  status=status)
+
+
+@requires_csrf_token
+def bad_request(request, exception=None):
+    if isinstance(exception, RequestDataTooBig):
+        return _answer(request, 413, MESSAGES[413])
+    # Django's own reasons (a bad Host header, a broken form) are for the log, not the visitor.
+    return _answer(request, 400, MESSAGES[400])
+
+
+@requires_csrf_token
+def permission_denied(request, exception=None):
+    return _answer(request, 403, _message(exception, 403))
+
+
+@requires_csrf_token
+def page_not_found(request, exception=None):
+    # Only our own Http404 messages are shown; the resolver's carries the URL patterns (a dict).
+    return _answer(request, 404, _message(exception, 404))
+
+
+def server_error(request):
+    if _is_api(request):
+        return JsonResponse(problem(None, MESSAGES[500]), status=500)
+    # Rendered without the request: the failure may be the database, which the
+    # request's context processors (the signed-in user) would touch again.
+    heading, advice = PAGES[500]
+    context = {"heading": heading, "message": MESSAGES[500], "advice": advice}
+    return HttpResponse(render_to_string("errors/page.html", context), status=500)

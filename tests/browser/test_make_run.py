@@ -1,0 +1,106 @@
+"""`make run` serves live wall screens from the first command.
+
+The server is started exactly the way the README says, through the Makefile's
+own ``run`` target (``-o .venv/.installed`` only skips re-installing the
+packages this test already runs with), on a free port and a fresh SQLite file
+named by DATABASE_URL: it migrates, then serves. A wall screen opened on it
+must show a hand saved from another page within two seconds, without reloading.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import LAPTOP, login, screenshot
+from tests.browser.test_kitchen import enter_hand, save_hand
+from tests.browser.test_wall import ROOT, WITHIN, free_port, wait_for_port
+
+pytestmark = pytest.mark.browser
+
+# Run in the server's own database (the same DATABASE_URL): a club, an open season, a game started.
+SEED = """
+import json
+from players import clubs
+from scoring.league import services as league
+from scoring.models import SeasonFormat
+from tests.factories import UserFactory
+director = UserFactory(username="director")
+club = clubs.club_create(name="Friday Gin", owner=director, is_public=True)
+players = []
+for username in ("pat", "quinn"):
+    invitation = clubs.invitation_create(club=club, created_by=director)
+    user = UserFactory(username=username)
+    clubs.invitation_accept(invitation=invitation, user=user)
+    players.append(clubs.player_of(user))
+season = league.season_create(
+    club=club, name="Open Nights", players=players, format=SeasonFormat.OPEN, created_by=director
+)
+game = league.open_game_start(season=season, player_one=players[0], player_two=players[1], started_by=players[0].user)
+print(json.dumps({"club": club.slug, "season": season.pk, "game": game.pk}))
+"""
+
+
+@pytest.fixture
+def make_run(tmp_path):
+    """`make run` on a free port with a fresh SQLite database; yields (base url, environment)."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "MAKEFLAGS")}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(
+        ["make", "--no-print-directory", "-o", ".venv/.installed", "run", "HOST=127.0.0.1", f"PORT={port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # make, its shell and uvicorn: one process group to stop
+    )
+    try:
+        wait_for_port(port, seconds=120, process=server)  # migrating a fresh database comes first
+        yield f"http://127.0.0.1:{port}", env
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()
+    output = (tmp_path / "server.log").read_text()
+    assert "Traceback" not in output, output
+    assert " 500 " not in output, output
+
+
+def test_make_run_serves_a_wall_screen_that_follows_the_table(new_page, make_run):
+    base, env = make_run
+    seeded = subprocess.run(
+        [str(ROOT / ".venv/bin/python"), "manage.py", "shell", "-c", SEED],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    ids = json.loads(seeded.stdout.strip().splitlines()[-1])
+
+    wall = new_page(viewport=LAPTOP)
+    wall.goto(f"{base}/clubs/{ids['club']}/seasons/{ids['season']}/wall/")
+    expect(wall.locator("#wall-status")).to_have_text("Live")  # the stream's script (a static file) is running
+    wall.evaluate("window.wallNotReloaded = true")
+    board = wall.locator(f"li[data-game='{ids['game']}'] .points")
+    expect(board).to_have_text("0\u20130")
+
+    pat = new_page()
+    login(pat, base, "pat")
+    pat.goto(f"{base}/games/{ids['game']}/")
+    enter_hand(pat, ending="Knock", by="pat", knocker=4, defender=20)
+    started = time.monotonic()
+    save_hand(pat, 1)
+    expect(board).to_have_text("16\u20130", timeout=WITHIN)
+    assert time.monotonic() - started < 2 + 1.5  # the save itself took part of it (and its own check)
+    assert wall.evaluate("window.wallNotReloaded") is True
+    screenshot(wall, "make-run-wall")
+    wall.goto("about:blank")  # the browser ends its event stream before the server stops

@@ -1,0 +1,115 @@
+"""A client generated from the API's own schema (openapi-python-client, the most used generator) plays a whole game.
+
+The client is generated from /api/schema/ of a live server, then starts a game,
+records hands (one retried with the same Idempotency-Key), corrects one and
+reads the game back; every answer must parse into the generated typed models.
+"""
+
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from players.tokens import token_create
+from tests.factories import UserFactory
+
+VENV_BIN = Path(sys.executable).parent
+PACKAGE = "ginleague_client"
+
+
+@pytest.fixture
+def generated_client(live_server, tmp_path, monkeypatch):
+    generator = shutil.which("openapi-python-client", path=str(VENV_BIN)) or shutil.which("openapi-python-client")
+    if generator is None:
+        pytest.fail("openapi-python-client is a dev dependency: pip install -e '.[dev]'")
+    result = subprocess.run(
+        [generator, "generate", "--url", f"{live_server.url}/api/schema/", "--output-path",
+         str(tmp_path / PACKAGE), "--meta", "none"],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"},  # its ruff post-hook
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Warning" not in result.stdout + result.stderr, result.stdout + result.stderr
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [name for name in sys.modules if name.startswith(PACKAGE)]:
+        del sys.modules[name]
+    return importlib.import_module(PACKAGE)
+
+
+def test_a_generated_client_plays_a_whole_game(generated_client, live_server, transactional_db):
+    client_module = generated_client
+    api = importlib.import_module(f"{PACKAGE}.api")  # noqa: F841 (the subpackages below)
+    from ginleague_client.api.games import (
+        games_create,
+        games_hands_create,
+        games_hands_partial_update,
+        games_retrieve,
+    )
+    from ginleague_client.api.players import players_create
+    from ginleague_client.models import (
+        EndingEnum,
+        GameCreateRequest,
+        GameCreateRequestRules,
+        GameDetail,
+        HandEdited,
+        HandRecorded,
+        HandRecordRequest,
+        PatchedHandEditRequest,
+        Player,
+        PlayerRequest,
+    )
+
+    user = UserFactory(username="generated")
+    client = client_module.AuthenticatedClient(
+        base_url=live_server.url, token=token_create(user=user).key, prefix="Token", raise_on_unexpected_status=True
+    )
+
+    ann = players_create.sync(client=client, body=PlayerRequest(name="Gen Ann"))
+    bob = players_create.sync(client=client, body=PlayerRequest(name="Gen Bob"))
+    assert isinstance(ann, Player) and isinstance(bob, Player)
+
+    rules = GameCreateRequestRules.from_dict({"preset": "standard", "undercut_bonus": 20})
+    game = games_create.sync(
+        client=client, body=GameCreateRequest(player_one=ann.id, player_two=bob.id, first_dealer=bob.id, rules=rules)
+    )
+    assert isinstance(game, GameDetail)
+    assert game.rules.additional_properties["undercut_bonus"] == 20
+
+    first = games_hands_create.sync(
+        game.id, client=client, idempotency_key="gen-hand-1",
+        body=HandRecordRequest(number=1, ending=EndingEnum.KNOCK, by=ann.id, knocker_deadwood=5, defender_deadwood=30),
+    )  # fmt: skip
+    assert isinstance(first, HandRecorded)
+    assert first.hand.points == 25
+
+    body = HandRecordRequest(number=2, ending=EndingEnum.KNOCK, by=bob.id, knocker_deadwood=2, defender_deadwood=12)
+    second = games_hands_create.sync_detailed(game.id, client=client, idempotency_key="gen-hand-2", body=body)
+    retried = games_hands_create.sync_detailed(game.id, client=client, idempotency_key="gen-hand-2", body=body)
+    assert isinstance(second.parsed, HandRecorded) and isinstance(retried.parsed, HandRecorded)
+    assert retried.headers.get("Idempotent-Replayed") == "true"
+    assert retried.parsed.hand.id == second.parsed.hand.id
+    assert retried.parsed.game.hand_count == 2  # recorded once
+
+    corrected = games_hands_partial_update.sync(
+        game.id, first.hand.id, client=client, idempotency_key="gen-fix-1",
+        body=PatchedHandEditRequest(knocker_deadwood=4, reason="Miscounted"),
+    )  # fmt: skip
+    assert isinstance(corrected, HandEdited)
+    assert corrected.hand.points == 26
+    assert corrected.changes
+
+    last = games_hands_create.sync(
+        game.id, client=client, idempotency_key="gen-hand-3",
+        body=HandRecordRequest(number=3, ending=EndingEnum.GIN, by=ann.id, defender_deadwood=80),
+    )  # fmt: skip
+    assert isinstance(last, HandRecorded)
+
+    final = games_retrieve.sync(game.id, client=client)
+    assert isinstance(final, GameDetail)
+    assert final.over is True
+    assert final.winner is not None and final.winner.id == ann.id
+    assert [hand.number for hand in final.hands] == [1, 2, 3]

@@ -1,0 +1,135 @@
+"""A hand is cheap to record: few queries and one rule-set resolution per request.
+
+A club night has every table saving at once; each hand POST (API, HTMX form,
+preview) must read the game once and resolve its rules once. The query counts
+are taken outside a test transaction (``transactional_db``), as in production,
+where a request's outermost transaction issues no SAVEPOINT statements; they
+include the transaction's BEGIN and COMMIT (PostgreSQL: 8 statements + 2).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from players.tokens import token_create
+from scoring.engine import rules as engine_rules
+from scoring.models import Hand
+from tests.factories import PlayerFactory, UserFactory, make_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+KNOCK = {"ending": "knock", "knocker_deadwood": 4, "defender_deadwood": 22}
+HAND_POST_MAX_QUERIES = 10
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def table():
+    """A game half-way through a sitting (several hands), created by ann who plays in it."""
+    user = UserFactory(username="ann")
+    ann = PlayerFactory(name="Ann", user=user)
+    bob = PlayerFactory(name="Bob")
+    hands = [{**KNOCK, "by": ann if number % 2 else bob} for number in range(6)]
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user, hands=hands)
+    return user, game
+
+
+def api_client(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user).key}")
+    return client
+
+
+@pytest.fixture
+def count_rule_resolutions(monkeypatch):
+    """Count calls to resolve_rules, wherever a module imported it from."""
+    calls = []
+    original = engine_rules.resolve_rules
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "resolve_rules", None) is original:
+            monkeypatch.setattr(module, "resolve_rules", counting)
+    return calls
+
+
+@pytest.mark.parametrize("with_key", [False, True], ids=["plain", "idempotency-key"])
+def test_an_api_hand_post_runs_few_queries(table, django_assert_max_num_queries, with_key):
+    user, game = table
+    client = api_client(user)
+    headers = {"HTTP_IDEMPOTENCY_KEY": "hand-7"} if with_key else {}
+    with django_assert_max_num_queries(HAND_POST_MAX_QUERIES + with_key):  # + the key's own row
+        response = client.post(
+            f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_one_id, "number": 7}, format="json", **headers
+        )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    # The answer is the whole game as stored, not a partial view of the write.
+    assert body["hand"]["number"] == 7
+    assert [hand["number"] for hand in body["game"]["hands"]] == list(range(1, 8))
+    assert body["game"]["hand_count"] == 7
+    assert body["game"]["next_dealer"]["id"] in (game.player_one_id, game.player_two_id)
+    assert body["game"] == client.get(f"/api/games/{game.pk}/").json()
+
+
+def test_the_api_answer_equals_a_fresh_read(table):
+    user, game = table
+    client = api_client(user)
+    response = client.post(f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_two_id}, format="json")
+    assert response.status_code == 201
+    assert response.json()["game"] == client.get(f"/api/games/{game.pk}/").json()
+
+
+def test_an_htmx_hand_post_runs_few_queries(table, django_assert_max_num_queries):
+    user, game = table
+    client = Client()
+    client.force_login(user)
+    data = {"action": "save", "expected_number": 7, "by": game.player_one_id, **KNOCK}
+    with django_assert_max_num_queries(HAND_POST_MAX_QUERIES + 2):  # + the session and its user
+        response = client.post(reverse("hand_submit", args=[game.pk]), data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "Hand 7 saved" in response.content.decode()
+    assert Hand.objects.filter(game=game).count() == 7
+
+
+def test_a_preview_runs_few_queries(table, django_assert_max_num_queries):
+    user, game = table
+    client = Client()
+    client.force_login(user)
+    with django_assert_max_num_queries(6):
+        response = client.post(
+            reverse("hand_preview", args=[game.pk]), {"by": game.player_one_id, **KNOCK}, HTTP_HX_REQUEST="true"
+        )
+    assert response.status_code == 200
+    assert "Ann" in response.content.decode()
+    assert Hand.objects.filter(game=game).count() == 6
+
+
+@pytest.mark.parametrize("how", ["api", "htmx", "preview"])
+def test_rules_are_resolved_once_per_hand_post(table, count_rule_resolutions, how):
+    user, game = table
+    if how == "api":
+        response = api_client(user).post(
+            f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_one_id}, format="json"
+        )
+        assert response.status_code == 201
+    else:
+        client = Client()
+        client.force_login(user)
+        name = "hand_submit" if how == "htmx" else "hand_preview"
+        data = {"action": "save", "expected_number": 7, "by": game.player_one_id, **KNOCK}
+        response = client.post(reverse(name, args=[game.pk]), data, HTTP_HX_REQUEST="true")
+        assert response.status_code == 200
+    assert len(count_rule_resolutions) == 1

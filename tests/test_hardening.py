@@ -1,0 +1,276 @@
+"""Safe defaults and hostile input: error pages, JSON errors under /api/, huge and deeply nested bodies, CSV exports."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from players.models import Player
+from players.tokens import token_create
+from scoring.league import services as league
+from scoring.models import SeasonFormat
+from tests.factories import PlayerFactory, UserFactory, make_game
+from tests.league_setup import make_club, play
+
+pytestmark = pytest.mark.django_db
+
+PROBLEM_KEYS = {"field", "message", "hand"}
+THREE_MB = 3 * 1024 * 1024
+
+
+@pytest.fixture
+def api(db):
+    user = UserFactory(username="tess")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user).key}")
+    client.user = user
+    return client
+
+
+@pytest.fixture
+def game(api):
+    ann = PlayerFactory(name="Tess", user=api.user)
+    return make_game(player_one=ann, player_two=PlayerFactory(name="Ula"), created_by=api.user)
+
+
+def is_site_page(response) -> bool:
+    page = response.content.decode()
+    in_layout = 'class="brand"' in page and "Content-Security-Policy" in response
+    return response["Content-Type"].startswith("text/html") and in_layout
+
+
+# --- error pages ------------------------------------------------------------------------------------------
+
+
+def test_an_unknown_page_is_a_friendly_404_without_the_url_list(client):
+    response = client.get("/no/such/page/")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert is_site_page(response)
+    assert "Not found" in page and "mistyped" in page
+    assert "URLconf" not in page and "api/schema" not in page
+
+
+def test_a_missing_game_says_what_is_missing(client):
+    response = client.get("/games/999999/")
+    assert response.status_code == 404
+    assert is_site_page(response)
+
+
+@pytest.mark.urls("tests.urls_failing")
+def test_a_crash_is_a_friendly_500_page_without_a_traceback():
+    response = Client(raise_request_exception=False).get("/broken/")
+    assert response.status_code == 500
+    page = response.content.decode()
+    assert "Something went wrong" in page and 'class="brand"' in page
+    assert "Traceback" not in page and "/srv/ginleague" not in page and "RuntimeError" not in page
+
+
+@pytest.mark.urls("tests.urls_failing")
+def test_a_refusal_page_says_why():
+    response = Client().get("/refused/")
+    assert response.status_code == 403
+    assert is_site_page(response)
+    assert "A disputed game is edited only by a club admin." in response.content.decode()
+
+
+@pytest.mark.urls("tests.urls_failing")
+def test_an_api_crash_is_a_json_500():
+    response = Client(raise_request_exception=False).get("/api/broken/")
+    assert response.status_code == 500
+    assert response["Content-Type"] == "application/json"
+    assert set(response.json()) == PROBLEM_KEYS
+    assert "secret" not in response.content.decode()
+
+
+def test_an_api_view_that_crashes_answers_json(api, monkeypatch):
+    from scoring.api import games
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(games.PlayerViewSet, "list", crash)
+    api.raise_request_exception = False
+    response = api.get("/api/players/")
+    assert response.status_code == 500
+    assert set(response.json()) == PROBLEM_KEYS
+
+
+def test_a_bad_host_under_the_api_is_a_json_400(client):
+    response = client.get("/api/players/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert set(response.json()) == PROBLEM_KEYS
+
+
+def test_a_three_megabyte_api_body_is_a_json_413(api):
+    body = json.dumps({"name": "x" * THREE_MB})
+    for url in ("/api/players/", "/api/games/import/"):
+        response = api.post(url, body, content_type="application/json")
+        assert response.status_code == 413, url
+        assert set(response.json()) == PROBLEM_KEYS
+        assert "too large" in response.json()["message"]
+
+
+def test_a_three_megabyte_form_is_a_413_page(client, user):
+    response = client.post(reverse("login"), {"username": "x" * THREE_MB, "password": "y"})
+    assert response.status_code == 413
+    assert is_site_page(response)
+
+
+def test_static_files_are_served_with_debug_off(client, settings):
+    assert settings.DEBUG is False
+    response = client.get("/static/css/site.css")
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content)
+
+
+# --- deeply nested JSON ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+@pytest.mark.parametrize("endpoint", ["/api/players/", "/api/games/", "hands", "/api/games/import/"])
+def test_deeply_nested_json_is_a_clear_400_on_every_json_endpoint(api, game, endpoint, depth):
+    url = f"/api/games/{game.pk}/hands/" if endpoint == "hands" else endpoint
+    for body in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
+        response = api.post(url, body, content_type="application/json")
+        assert response.status_code == 400
+        answer = response.json()
+        assert "nest at most 32 deep" in answer["message"]
+        if endpoint == "/api/games/import/":  # the import answers like `scoresheet --json`
+            assert answer["error"] == {"hand": None, "field": "record"}
+        else:
+            assert set(answer) == PROBLEM_KEYS
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting(api):
+    response = api.post("/api/players/", {"name": "[{" * 20}, format="json")
+    assert response.status_code == 201
+
+
+# --- JSON only ---------------------------------------------------------------------------------------------
+
+
+def test_the_api_takes_json_only(api):
+    response = api.post("/api/players/", {"name": "Form Fred"}, format="multipart")
+    assert response.status_code == 415
+    assert set(response.json()) == PROBLEM_KEYS
+    response = api.post("/api/players/", "name=Form+Fred", content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 415
+    assert not Player.objects.filter(name="Form Fred").exists()
+
+
+def test_the_schema_offers_every_write_body_as_json_only(client):
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    bodies = {
+        f"{method.upper()} {path}": set(operation["requestBody"]["content"])
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        if "requestBody" in operation
+    }
+    assert bodies, "the schema has write bodies"
+    assert {name: kinds for name, kinds in bodies.items() if kinds != {"application/json"}} == {}
+
+
+# --- CSV formula injection ---------------------------------------------------------------------------------
+
+HOSTILE = ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\tTab", "\rReturn"]
+
+
+def csv_cells(response) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
+
+
+@pytest.fixture
+def hostile_league():
+    cast = make_club(name="Formula Gin")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    Player.objects.filter(pk=pat.pk).update(name=HOSTILE[0])
+    Player.objects.filter(pk=quinn.pk).update(name=HOSTILE[1])
+    pat.refresh_from_db()
+    quinn.refresh_from_db()
+    season = league.season_create(
+        club=cast.club, name="=cmd()", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+    play(game, quinn, defender_deadwood=80)
+    league.game_confirm(game=game, confirmed_by=cast.owner)
+    casual = make_game(player_one=pat, player_two=PlayerFactory(name=HOSTILE[2]))
+    play(casual, pat)
+    return cast, season, pat
+
+
+def assert_inert(cells: list[list[str]]):
+    for row in cells:
+        for cell in row:
+            assert not cell.startswith(("=", "+", "@", "\t", "\r")), cell
+            if cell.startswith("-"):
+                float(cell)  # only a number may start with a minus
+
+
+def test_standings_csv_neutralises_formulas_and_keeps_numbers(client, hostile_league):
+    cast, season, _ = hostile_league
+    cells = csv_cells(client.get(reverse("stats:standings_csv", args=[cast.club.slug, season.pk])))
+    assert_inert(cells)
+    names = [row[2] for row in cells[1:]]
+    assert sorted(names) == sorted(["'" + HOSTILE[0], "'" + HOSTILE[1]])
+    nets = [row[7] for row in cells[1:]]
+    assert any(net.startswith("-") and int(net) < 0 for net in nets)  # a loss stays a number
+
+
+def test_club_hands_csv_neutralises_formulas(client, hostile_league):
+    cast, _, _ = hostile_league
+    cells = csv_cells(client.get(reverse("stats:club_hands_csv", args=[cast.club.slug])))
+    assert_inert(cells)
+    assert "'" + HOSTILE[1] in cells[1] and "'=cmd()" in cells[1]
+
+
+def test_player_hands_csv_neutralises_formulas(client, hostile_league):
+    _, _, pat = hostile_league
+    cells = csv_cells(client.get(reverse("stats:player_hands_csv", args=[pat.pk])))
+    assert_inert(cells)
+    assert any("'" + HOSTILE[2] in row for row in cells[1:])
+    assert all(row[5].isdigit() for row in cells[1:])  # hand numbers stay numbers
+
+
+def test_every_hostile_start_is_neutralised_and_json_keeps_names_as_they_are():
+    from scoring.stats.exports import csv_safe
+
+    assert [csv_safe(name) for name in HOSTILE] == ["'" + name for name in HOSTILE]
+    assert [csv_safe(value) for value in (-10, "-10", "-3.50", "+4", 7, "Ann")] == [-10, "-10", "-3.50", "+4", 7, "Ann"]
+
+
+# --- checked and holding: keep them so ----------------------------------------------------------------------
+
+
+def test_mass_assignment_is_ignored(api):
+    other = UserFactory(username="someone-else")
+    response = api.post(
+        "/api/players/", {"name": "Mass Mo", "id": 999_999, "user": other.pk, "has_account": True}, format="json"
+    )
+    assert response.status_code == 201
+    mo = Player.objects.get(name="Mass Mo")
+    assert mo.pk != 999_999 and mo.user_id is None
+
+
+def test_hostile_names_are_escaped_under_a_nonce_csp(client):
+    hostile = PlayerFactory(name='<script>alert("x")</script>')
+    response = client.get(reverse("stats:player", args=[hostile.pk]))
+    page = response.content.decode()
+    assert "<script>alert" not in page and "&lt;script&gt;alert" in page
+    policy = response["Content-Security-Policy"]
+    assert "'nonce-" in policy and "unsafe-inline" not in policy
+
+
+def test_absurd_numbers_ids_and_content_types_are_refused_with_4xx(api, game):
+    ann = game.player_one
+    huge = api.post(f"/api/games/{game.pk}/hands/", {"ending": "knock", "by": ann.pk, "knocker_deadwood": 10**30,
+                                                     "defender_deadwood": 20}, format="json")  # fmt: skip
+    assert huge.status_code == 400
+    assert api.get(f"/api/games/{10**30}/").status_code == 404
+    assert api.get(f"/api/games/{game.pk}/hands/{10**30}/").status_code == 404
+    assert api.post("/api/players/", "name: x", content_type="text/plain").status_code == 415
+    assert game.hands.count() == 0
