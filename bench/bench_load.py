@@ -157,7 +157,8 @@ def drive(table_no: int, table: dict, port: int, deadline: float, budget: dict, 
         path = f"/api/games/{game}/hands/"
         first, second = phones[number % PHONES], phones[(number + 1) % PHONES]
         keys = [f"{table_no}-{game}-{number}-a", f"{table_no}-{game}-{number}-b"]
-        answers = list(pair.map(lambda job: job[0].post(path, body, job[1]), [(first, keys[0]), (second, keys[1])]))
+        sent = [pair.submit(phone.post, path, body, key) for phone, key in ((first, keys[0]), (second, keys[1]))]
+        answers = [future.result() for future in sent]
         if number % 7 == 0:  # the phone did not see its answer: it sends again with the same key
             answers.append(first.post(path, body, keys[0]))
         over = False

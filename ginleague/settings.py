@@ -285,6 +285,29 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# E-mail (optional): printed to the console unless EMAIL_HOST names an SMTP server.
+# Links in e-mails start with SITE_URL (the first ALLOWED_HOSTS name over https when served publicly).
+if os.environ.get("EMAIL_HOST"):
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": os.environ["EMAIL_HOST"],
+                "port": int(os.environ.get("EMAIL_PORT") or "587"),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": env_bool("EMAIL_USE_TLS", True),
+                "timeout": 10,  # a slow mail server must not hold the reminders run for long
+            },
+        }
+    }
+else:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "GinLeague <ginleague@localhost>")
+SITE_URL = os.environ.get("SITE_URL", "").rstrip("/") or (
+    f"https://{ALLOWED_HOSTS[0].lstrip('.')}" if SERVED_PUBLICLY else "http://127.0.0.1:8000"
+)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -11,11 +11,13 @@ import secrets
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 
+from players.mail import absolute_url, send_after_commit
 from players.models import MANAGER_ROLES, Club, Invitation, Membership, Player, Role
-from players.services import MAX_NAME_LENGTH, player_get_or_create
+from players.services import MAX_NAME_LENGTH, clean_email, player_get_or_create
 
 
 def _is_user(user) -> bool:
@@ -152,8 +154,14 @@ def member_set_role(*, membership: Membership, role: str, changed_by=None) -> Me
     return membership
 
 
-def invitation_create(*, club: Club, created_by, role: str = Role.PLAYER, player: Player | None = None) -> Invitation:
-    """A single-use invitation link. With ``player`` (a guest), its holder claims that record."""
+def invitation_create(
+    *, club: Club, created_by, role: str = Role.PLAYER, player: Player | None = None, email: str = ""
+) -> Invitation:
+    """A single-use invitation link. With ``player`` (a guest), its holder claims that record.
+
+    With ``email`` the link is also e-mailed there (once the invitation is saved).
+    """
+    email = clean_email(email)
     if role not in (Role.ADMIN, Role.PLAYER):
         raise ValidationError({"role": "An invitation makes its holder an admin or a player."})
     if player is not None:
@@ -161,9 +169,24 @@ def invitation_create(*, club: Club, created_by, role: str = Role.PLAYER, player
             raise ValidationError({"player": f"{player.name} already has an account."})
         if not Membership.objects.filter(club=club, player=player).exists():
             raise ValidationError({"player": f"{player.name} is not a member of {club.name}."})
-    return Invitation.objects.create(
+    invitation = Invitation.objects.create(
         club=club, token=secrets.token_urlsafe(24), role=role, player=player, created_by=created_by
     )
+    if email:
+        inviter = (created_by.get_full_name() or created_by.get_username()) if created_by else ""
+        send_after_commit(
+            to=[email],
+            subject=f"An invitation to {club.name}",
+            template="invitation",
+            context={
+                "invitation": invitation,
+                "club": club,
+                "inviter": inviter,
+                # The join page lives in the league's URLs (named, so players imports nothing from scoring).
+                "link": absolute_url(reverse("league:invitation", args=[invitation.token])),
+            },
+        )
+    return invitation
 
 
 def invitation_accept(*, invitation: Invitation, user) -> Membership:

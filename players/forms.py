@@ -31,3 +31,15 @@ class SiteSettingsForm(forms.ModelForm):
         model = SiteSettings
         fields = ("signup_open",)
         labels = {"signup_open": "Anyone may create an account (sign-up page open)"}
+
+
+class EmailSettingsForm(forms.Form):
+    """The account's e-mail address and whether it wants e-mail about what needs it."""
+
+    email = forms.EmailField(
+        label="E-mail address", required=False, help_text="Optional. Without one you get no e-mail from us."
+    )
+    notify = forms.BooleanField(
+        label="E-mail me when a result waits for my confirmation, a result is disputed or a fixture is due",
+        required=False,
+    )

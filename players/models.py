@@ -118,3 +118,15 @@ class Invitation(models.Model):
     @property
     def is_used(self) -> bool:
         return self.accepted_at is not None
+
+
+class NotificationPreference(models.Model):
+    """Whether an account is sent e-mail about what needs it (no row: yes, when it has an address)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_preference"
+    )
+    email = models.BooleanField(default=True, help_text="Send me e-mail about results, disputes, fixtures due")
+
+    def __str__(self) -> str:
+        return f"E-mail {'on' if self.email else 'off'} for {self.user}"

@@ -1,7 +1,8 @@
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
-from players.models import Player
+from players.models import NotificationPreference, Player
 
 MAX_NAME_LENGTH = Player._meta.get_field("name").max_length
 
@@ -21,3 +22,24 @@ def player_get_or_create(*, name: str, created_by=None) -> Player:
             return Player.objects.create(name=cleaned, created_by=created_by)
     except IntegrityError:  # created by a concurrent request a moment ago
         return Player.objects.get(name__iexact=cleaned)
+
+
+def clean_email(value: str, *, field: str = "email") -> str:
+    """An e-mail address with the spaces trimmed ("" stays ""), or a refusal naming ``field``."""
+    address = (value or "").strip()
+    if address:
+        try:
+            validate_email(address)
+        except ValidationError:
+            raise ValidationError({field: f"{address!r} is not an e-mail address."}) from None
+    return address
+
+
+def account_email_set(*, user, email: str, notify: bool) -> None:
+    """The account's e-mail address (may be empty: no e-mail at all) and whether it wants e-mail from us."""
+    address = clean_email(email)
+    with transaction.atomic():
+        if user.email != address:
+            user.email = address
+            user.save(update_fields=["email"])
+        NotificationPreference.objects.update_or_create(user=user, defaults={"email": bool(notify)})

@@ -12,8 +12,10 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from players.forms import SignUpForm, SiteSettingsForm
+from players.forms import EmailSettingsForm, SignUpForm, SiteSettingsForm
+from players.mail import wants_email
 from players.models import Player, SiteSettings
+from players.services import account_email_set
 from players.tokens import token_create, token_for, token_revoke
 
 
@@ -112,7 +114,17 @@ def player_list(request):
 @require_http_methods(["GET", "POST"])
 def account(request):
     """The signed-in user's own page: their player record and their API token."""
-    if request.method == "POST":
+    if request.method == "POST" and "email_settings" in request.POST:
+        email_form = EmailSettingsForm(request.POST)
+        if email_form.is_valid():
+            account_email_set(
+                user=request.user, email=email_form.cleaned_data["email"], notify=email_form.cleaned_data["notify"]
+            )
+            messages.success(request, "E-mail settings saved.")
+            return redirect("account")
+    else:
+        email_form = EmailSettingsForm(initial={"email": request.user.email, "notify": wants_email(request.user)})
+    if request.method == "POST" and "email_settings" not in request.POST:
         action = request.POST.get("token")
         if action == "create":
             token_create(user=request.user)
@@ -123,5 +135,9 @@ def account(request):
         else:
             messages.error(request, "Choose to create or revoke the API token.")
         return redirect("account")
-    context = {"token": token_for(user=request.user), "player": Player.objects.filter(user=request.user).first()}
+    context = {
+        "token": token_for(user=request.user),
+        "player": Player.objects.filter(user=request.user).first(),
+        "email_form": email_form,
+    }
     return render(request, "players/account.html", context)

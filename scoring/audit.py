@@ -12,7 +12,7 @@ FACT_LABELS = {
     "ending": "ending",
     "by": "went out",
     "knocker_deadwood": "knocker's deadwood",
-    "defender_deadwood": "defender's deadwood",
+    "defender_deadwood": "other player's deadwood",  # as the entry form says it
     "upcard": "upcard",
 }
 

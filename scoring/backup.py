@@ -25,6 +25,7 @@ from django.core.cache import cache
 from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
 from django.db.models import Model
 
@@ -36,7 +37,8 @@ VERSION = 1
 # Apps whose every model is kept, and single models kept from Django's own apps.
 WHOLE_APPS = ("players", "scoring")
 EXTRA_MODELS = ("auth.Group", "auth.User", "admin.LogEntry")
-LEFT_OUT = {"scoring.IdempotentRequest"}  # replays of recent API writes, not data
+# Replays of recent API writes (not data), and the standings lines (derived: game_recompute writes them again).
+LEFT_OUT = {"scoring.IdempotentRequest", "scoring.StandingLine"}
 # Rows a freshly migrated install may already hold; restore replaces them.
 REPLACEABLE = {"players.SiteSettings"}
 CHUNK = 2000
@@ -156,8 +158,9 @@ def _read(source: IO[str]) -> dict[str, Any]:
 
 def _check_schema(document: dict[str, Any], using: str) -> None:
     applied = _applied_migrations(using)
-    if not applied:
-        raise BackupError("The database has no tables yet: run `manage.py migrate` first, then restore.")
+    executor = MigrationExecutor(connections[using])
+    if not applied or executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        raise BackupError("The database is not migrated: run `manage.py migrate` first, then restore.")
     for app_label, names in document.get("migrations", {}).items():
         missing = sorted(set(names) - set(applied.get(app_label, [])))
         if missing and app_label in (*WHOLE_APPS, "auth", "admin", "contenttypes"):

@@ -314,6 +314,8 @@ class Fixture(models.Model):
     home = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     away = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     due_on = models.DateField(null=True, blank=True)  # play by this day (optional)
+    # The day its players were last e-mailed that it is due (send_reminders: at most once a day).
+    reminded_on = models.DateField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["season", "round", "pk"]
@@ -358,3 +360,38 @@ class FactChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}: {self.get_action_display()} {self.what}"
+
+
+class StandingLine(models.Model):
+    """One player's side of one confirmed, finished league game: the figures the standings sum.
+
+    Derived: rewritten whole for a game (its two lines deleted and inserted) by
+    ``scoring.services.standing_lines_write`` in the same transaction as any change
+    of the game's figures or league status; a game that does not count has none.
+    ``manage.py rebuild_standings`` writes them all again from the games and hands.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="standing_lines")
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    opponent = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    # A round robin + playoffs counts its fixtures only (a playoff game is a knockout tie).
+    fixture = models.BooleanField()
+    won = models.PositiveSmallIntegerField()
+    lost = models.PositiveSmallIntegerField()
+    drawn = models.PositiveSmallIntegerField()
+    net = models.IntegerField()
+    hands_won = models.PositiveIntegerField()
+    gins = models.PositiveIntegerField()
+    undercuts_given = models.PositiveIntegerField()
+    undercuts_received = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["season", "player"])]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "player"], name="standingline_player_once_per_game"),
+            models.CheckConstraint(condition=~Q(player=F("opponent")), name="standingline_two_different_players"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game_id}: player {self.player_id}"

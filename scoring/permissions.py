@@ -253,6 +253,12 @@ def may_dispute(user, game: Game, club: Club) -> bool:
     return _is_opponent(user, game) and club_role(user, club) is not None
 
 
+def is_asked_to_confirm(user, game: Game, club: Club) -> bool:
+    """The player asked to confirm (or dispute) a provisional result, in the to-do and by e-mail:
+    the other player (not the one who started the game), a member of the club."""
+    return _is_opponent(user, game) and club_role(user, club) is not None
+
+
 def can_dispute(user, game: Game, club: Club) -> bool:
     return (
         game.season_id is not None

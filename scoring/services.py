@@ -11,12 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.apps import apps as django_apps
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from players.models import Player
 from players.services import player_get_or_create
+from scoring import notify
 from scoring.audit import audit_hand_edit, audit_record, game_names, hand_fact_words, hand_summary, outcome_words
 from scoring.changes import notify_change
 from scoring.engine.card_facts import CardFactError, check_facts
@@ -24,7 +27,7 @@ from scoring.engine.overrides import read_rules
 from scoring.engine.record import GameRecord, RecordError, score_record
 from scoring.engine.rules import RuleError, RuleSet
 from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
-from scoring.models import Game, GameScore, Hand
+from scoring.models import Game, GameScore, Hand, LeagueStatus, StandingLine
 from scoring.permissions import CLOSED_SEASON, may_record_for, record_owner_message, season_is_closed
 from scoring.selectors import hand_facts
 
@@ -166,6 +169,7 @@ def game_recompute(
             update_fields=SCORE_FIGURES,
         )
 
+    just_finished = result.over and not game.over
     game.over = result.over
     game.winner_id = result.winner
     game.margin = result.margin
@@ -179,8 +183,115 @@ def game_recompute(
         update_fields=["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "updated_at"]
     )
     notify_change(game=game)  # wall screens hear of it when this transaction commits
+    if game.season_id is not None and game.league_status == LeagueStatus.CONFIRMED:  # a counted result moved
+        standing_lines_write(game=game, hands=hands)
+    if just_finished and game.season_id is not None and game.league_status == "playing":
+        notify.game_finished(game=game)  # the other player is e-mailed to confirm, once this commits
     _keep_loaded(game, hands=hands, scores=sorted(scores, key=lambda score: score.number))
     return changes
+
+
+def _standing_lines(game: Game, hands: Sequence[Hand]) -> list[StandingLine]:
+    """The two lines of ``game`` from its derived figures and its hands' (none unless it counts)."""
+    if game.season_id is None or game.league_status != LeagueStatus.CONFIRMED or not game.over:
+        return []
+    lines = []
+    for player, opponent in ((game.player_one_id, game.player_two_id), (game.player_two_id, game.player_one_id)):
+        won = [hand for hand in hands if hand.winner_id == player]
+        lines.append(
+            StandingLine(
+                game_id=game.pk,
+                season_id=game.season_id,
+                player_id=player,
+                opponent_id=opponent,
+                fixture=game.fixture_id is not None,
+                won=int(game.winner_id == player),
+                lost=int(game.winner_id == opponent),
+                drawn=int(game.winner_id is None),
+                net=(game.margin or 0) * (1 if game.winner_id == player else -1 if game.winner_id == opponent else 0),
+                hands_won=len(won),
+                gins=sum(1 for hand in won if hand.result in ("gin", "big_gin")),
+                undercuts_given=sum(1 for hand in won if hand.result == "undercut"),
+                undercuts_received=sum(1 for hand in hands if hand.result == "undercut" and hand.by_id == player),
+            )
+        )
+    return lines
+
+
+def standing_lines_write(*, game: Game, hands: Sequence[Hand] | None = None) -> None:
+    """Rewrite the standings lines of ``game`` (delete, then insert what its figures say now).
+
+    Called in the transaction of every change of a league game's derived figures or status;
+    ``hands`` (every hand with its derived figures) saves reading them again.
+    """
+    if hands is None:
+        hands = list(Hand.objects.filter(game_id=game.pk).only("winner_id", "result", "by_id"))
+    StandingLine.objects.filter(game_id=game.pk).delete()
+    StandingLine.objects.bulk_create(_standing_lines(game, hands))
+
+
+def standing_lines_rebuild(*, apps=None, batch: int = 2000) -> int:
+    """Every standings line again from scratch, from the stored games and hands; returns how many.
+
+    The hand figures are counted by the database here (not from loaded hands as
+    ``standing_lines_write`` does), so comparing the two checks one with the other.
+    ``apps``: a migration's historical models (the data migration runs this too).
+    """
+    models = apps or django_apps
+    game_model, hand_model, line_model = (
+        models.get_model("scoring", name) for name in ("Game", "Hand", "StandingLine")
+    )
+    with transaction.atomic():
+        line_model.objects.all().delete()
+        counted = game_model.objects.filter(
+            season__isnull=False, league_status=LeagueStatus.CONFIRMED, over=True
+        ).order_by("pk")
+        ids = list(counted.values_list("pk", flat=True))
+        written = 0
+        for start in range(0, len(ids), batch):
+            chunk = ids[start : start + batch]
+            hands = hand_model.objects.filter(game_id__in=chunk).order_by()
+            won = {
+                (row["game_id"], row["winner_id"]): row
+                for row in hands.values("game_id", "winner_id").annotate(
+                    hands_won=Count("pk"),
+                    gins=Count("pk", filter=Q(result__in=("gin", "big_gin"))),
+                    undercuts=Count("pk", filter=Q(result="undercut")),
+                )
+            }
+            received = {
+                (row["game_id"], row["by_id"]): row["received"]
+                for row in hands.filter(result="undercut").values("game_id", "by_id").annotate(received=Count("pk"))
+            }
+            lines = []
+            games = counted.filter(pk__in=chunk).values(
+                "pk", "season_id", "player_one_id", "player_two_id", "winner_id", "margin", "fixture_id"
+            )
+            for game in games:
+                one, two, winner = game["player_one_id"], game["player_two_id"], game["winner_id"]
+                for player, opponent in ((one, two), (two, one)):
+                    figures = won.get((game["pk"], player), {})
+                    sign = 1 if winner == player else -1 if winner == opponent else 0
+                    lines.append(
+                        line_model(
+                            game_id=game["pk"],
+                            season_id=game["season_id"],
+                            player_id=player,
+                            opponent_id=opponent,
+                            fixture=game["fixture_id"] is not None,
+                            won=int(winner == player),
+                            lost=int(winner == opponent),
+                            drawn=int(winner is None),
+                            net=(game["margin"] or 0) * sign,
+                            hands_won=figures.get("hands_won", 0),
+                            gins=figures.get("gins", 0),
+                            undercuts_given=figures.get("undercuts", 0),
+                            undercuts_received=received.get((game["pk"], player), 0),
+                        )
+                    )
+            line_model.objects.bulk_create(lines, batch_size=5000)
+            written += len(lines)
+    return written
 
 
 SCORE_FIGURES = [
@@ -591,17 +702,21 @@ def hands_store(
     on the page or sent to the API is, and the whole sheet is refused (HandRefused naming the hand and
     field, nothing stored) if any hand breaks the game's rules. Run inside the caller's transaction.
     """
-    values = [
-        _clean_facts(
-            game,
-            ending=fact.ending,
-            by=fact.by,
-            knocker_deadwood=fact.knocker_deadwood,
-            defender_deadwood=fact.defender_deadwood,
-            upcard=fact.upcard,
-        )
-        for fact in hands
-    ]
+    values = []
+    for number, fact in enumerate(hands, start=1):
+        try:
+            values.append(
+                _clean_facts(
+                    game,
+                    ending=fact.ending,
+                    by=fact.by,
+                    knocker_deadwood=fact.knocker_deadwood,
+                    defender_deadwood=fact.defender_deadwood,
+                    upcard=fact.upcard,
+                )
+            )
+        except HandRefused as refusal:  # name the hand, as the engine does
+            raise HandRefused(field=refusal.field, message=refusal.message_text, hand=number) from None
     derived = _score(game, [_facts_from(value) for value in values]).hands
     dealt = list(cards) if cards is not None else [None] * len(values)
     Hand.objects.bulk_create(

@@ -202,3 +202,18 @@ def test_a_gin_own_deadwood_of_0_is_accepted_everywhere_and_not_stored(cast, sea
     )
     for stored in (*game.hands.all(), *imported.hands.all(), *seeded.hands.all()):
         assert (stored.result, stored.points, stored.knocker_deadwood) == ("gin", 37, None)
+
+
+# --- a player's hands: one selector, the same words on every page -----------------------------------
+
+
+def test_a_players_hands_read_the_same_on_the_player_page_and_the_history(client):
+    game = make_game()
+    services.hand_record(game=game, ending="knock", by=game.player_one, knocker_deadwood=8, defender_deadwood=6)
+    services.hand_record(game=game, ending="gin", by=game.player_two, defender_deadwood=10)
+    ann, bob = game.player_one, game.player_two
+    undercut = f"{ann.name}</a> knock, undercut by {bob.name}"
+    for url in (f"/players/{ann.pk}/", f"/players/{ann.pk}/hands/"):
+        page = client.get(url).content.decode()
+        assert undercut in page, url
+        assert f"{bob.name}</a> gin" in page, url

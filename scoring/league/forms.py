@@ -35,6 +35,11 @@ class InvitationForm(forms.Form):
         label="Claims the record of",
         help_text="Choose a guest to let them take over their games and results with their own account.",
     )
+    email = forms.EmailField(
+        required=False,
+        label="E-mail it to",
+        help_text="Optional: the link is e-mailed to this address too.",
+    )
 
     def __init__(self, *args, guests=None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -40,6 +40,7 @@ RECONNECT_SECONDS = 1.0  # PostgreSQL: wait this long before listening again aft
 KEEPALIVE_SECONDS = 15.0  # a comment line this often keeps proxies from closing a quiet stream
 STREAM_SECONDS = 300.0  # the server ends a stream after this long; the browser reconnects
 LISTENER_NAME = "ginleague-live"  # application_name of the hub's connection (pg_stat_activity shows it)
+OPENING_AT_ONCE = 4  # streams of one process that may read the database at once while they open
 
 
 async def season_changes(
@@ -54,7 +55,7 @@ async def season_changes(
     hub = _hub()
     news = hub.watch(season_id)  # before reading the version, so no change can fall between the two
     try:
-        last = await sync_to_async(_version_then_let_go)(season_id)
+        last = await briefly(season_version, season_id)
         yield "ready", last
         deadline = sent = loop.time()
         deadline += seconds
@@ -75,11 +76,21 @@ async def season_changes(
         hub.unwatch(season_id, news)
 
 
-def _version_then_let_go(season_id: int) -> str:
-    """The season's version, read on this thread's connection, which is then closed: the stream
-    that follows runs for minutes and needs no connection of its own."""
+async def briefly(read, *args):
+    """``read(*args)`` (a function that reads the database) for a stream that is opening, then let go
+    of the connection it used: the stream runs for minutes and needs no connection of its own.
+
+    Django's ASGI handler gives each request a thread, so a thousand screens reconnecting at once
+    (a server restart) would open a thousand connections at once; at most ``OPENING_AT_ONCE`` streams
+    of a process read at a time, so they cost a few connections of the request pool instead.
+    """
+    async with _hub().opening:
+        return await sync_to_async(_then_close)(read, *args)
+
+
+def _then_close(read, *args):
     try:
-        return season_version(season_id)
+        return read(*args)
     finally:
         connection.close()
 
@@ -114,6 +125,7 @@ class _Hub:
         self.watchers: dict[int, set[asyncio.Queue[str]]] = {}
         self.versions: dict[int, str] = {}  # the newest version each watched season was seen at
         self.task: asyncio.Task | None = None
+        self.opening = asyncio.Semaphore(OPENING_AT_ONCE)
 
     def watch(self, season_id: int) -> asyncio.Queue[str]:
         news: asyncio.Queue[str] = asyncio.Queue()

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from players.models import Club, Membership, Player
-from scoring import services
+from scoring import notify, services
 from scoring.audit import audit_record
 from scoring.changes import notify_change
 from scoring.engine.bracket import round_name
@@ -385,6 +385,7 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
         locked.confirmed_by = confirmed_by
         locked.confirmed_at = timezone.now()
         locked.save(update_fields=["league_status", "confirmed_by", "confirmed_at"])
+        services.standing_lines_write(game=locked)  # the result counts in the standings from now on
         notify_change(game=locked)  # wall screens hear of it when this transaction commits
         audit_record(
             game=locked,
@@ -419,6 +420,7 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
             raise ValidationError({"game": "Only a provisional league result can be disputed."})
         locked.league_status = LeagueStatus.DISPUTED
         locked.save(update_fields=["league_status"])
+        services.standing_lines_write(game=locked)  # a disputed result does not count (no lines)
         notify_change(game=locked)
         audit_record(
             game=locked,
@@ -429,6 +431,7 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
             after="disputed",
             comment=comment[:2000],
         )
+        notify.game_disputed(game=locked, disputed_by=disputed_by, comment=comment[:2000])  # once this commits
     game.league_status = locked.league_status
     return game
 

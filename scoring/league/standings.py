@@ -1,9 +1,10 @@
 """Season standings: aggregated in the database, ranked in pure Python.
 
 ``season_standings`` runs a fixed number of queries whatever the club's
-size: the figures are summed by the database (conditional aggregation over
-the engine's derived columns of Game and Hand), grouped by pair of players
-and by player, never with a query per player. ``rank`` orders the rows by the
+size: the figures are summed by the database from the standings lines (two
+per counted game, rewritten by the services with the game's derived figures;
+a few thousand rows where the hands are hundreds of thousands), grouped by
+player and by pair of players, never with a query per player. ``rank`` orders the rows by the
 season's ranking criteria and tie-breakers and touches no database.
 """
 
@@ -14,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Prefetch, Q, Sum
+from django.db.models import Count, F, Max, Prefetch, Q, Sum
 
 from scoring import changes
 from scoring.engine.bracket import Bracket, TieGame, bracket
-from scoring.models import Game, GameScore, Hand, LeagueStatus, SeasonFormat, Seed
-from scoring.selectors import is_overdue, overdue_q, pair_totals
+from scoring.models import Game, GameScore, LeagueStatus, SeasonFormat, Seed, StandingLine
+from scoring.selectors import is_overdue, overdue_q
 
 __all__ = ["is_overdue", "overdue_q"]  # the due-date rule lives with the to-do (scoring.selectors)
 
@@ -168,62 +169,49 @@ def rank(rows: Sequence[Row], criteria: Sequence[str], pairs: Sequence[PairResul
 # --- the selector ------------------------------------------------------------------------------------
 
 
-def _counted(season_id: int, *, fixtures_only: bool = False):
-    """Games that count: the season's confirmed games that are over (with ``fixtures_only``, the
-    round robin's: a playoff game is a knockout tie, not a standings result)."""
-    games = Game.objects.filter(season_id=season_id, league_status=LeagueStatus.CONFIRMED, over=True)
-    return games.filter(fixture__isnull=False) if fixtures_only else games
+def _counted_lines(season):
+    """The standings lines that count in ``season`` (every confirmed, finished game has two; a
+    round robin + playoffs counts its fixtures only: a playoff game is a knockout tie)."""
+    lines = StandingLine.objects.filter(season_id=season.pk).order_by()
+    return lines.filter(fixture=True) if season.format == SeasonFormat.PLAYOFFS else lines
 
 
 def season_standings(season) -> Standings:
     """The standings of ``season`` (confirmed results) plus its provisional games.
 
-    Five queries whatever the number of players or games: entrants, results
-    by pair, hands won by player, undercuts received by player, provisional games.
+    Four queries whatever the number of players or games: entrants, figures by
+    player and results by pair, both summed from the standings lines (two per
+    counted game, kept by the services), and the provisional games.
     """
     rows = {
         player_id: Row(player_id=player_id, name=name)
         for player_id, name in season.players.order_by().values_list("pk", "name")
     }
-    fixtures_only = season.format == SeasonFormat.PLAYOFFS
-
-    # Results by pair of players (player_one's side), summed by the database.
-    pair_rows = pair_totals(_counted(season.pk, fixtures_only=fixtures_only))
-    pairs: list[PairResult] = []
-    for pair in pair_rows:
-        one, two = pair["player_one_id"], pair["player_two_id"]
-        pairs.append(PairResult(one, two, pair["wins_one"], pair["wins_two"], pair["net_one"] or 0))
-        for player, won, lost, net in (
-            (one, pair["wins_one"], pair["wins_two"], pair["net_one"] or 0),
-            (two, pair["wins_two"], pair["wins_one"], -(pair["net_one"] or 0)),
-        ):
-            row = rows.get(player)
-            if row is None:  # played in the season but since taken off its list
-                continue
-            row.played += pair["played"]
-            row.won += won
-            row.lost += lost
-            row.drawn += pair["played"] - won - lost
-            row.net += net
-
-    # Hand figures by player: every counted hand grouped by its winner, and undercuts by who knocked.
-    hands = Hand.objects.filter(game__in=_counted(season.pk, fixtures_only=fixtures_only)).order_by()
-    won_figures = hands.values("winner_id").annotate(
-        hands_won=Count("pk"),
-        gins=Count("pk", filter=Q(result__in=("gin", "big_gin"))),
-        undercuts=Count("pk", filter=Q(result="undercut")),
+    lines = _counted_lines(season)
+    by_player = lines.values("player_id").annotate(
+        played=Count("pk"),
+        won=Sum("won"),
+        lost=Sum("lost"),
+        drawn=Sum("drawn"),
+        net=Sum("net"),
+        hands_won=Sum("hands_won"),
+        gins=Sum("gins"),
+        undercuts_given=Sum("undercuts_given"),
+        undercuts_received=Sum("undercuts_received"),
     )
-    undercut_figures = hands.filter(result="undercut").values("by_id").annotate(received=Count("pk"))
-    for figures in won_figures:
-        row = rows.get(figures["winner_id"])
-        if row is not None:
-            row.hands_won = figures["hands_won"]
-            row.gins = figures["gins"]
-            row.undercuts_given = figures["undercuts"]
-    for figures in undercut_figures:
-        row = rows.get(figures["by_id"])
-        if row is not None:
-            row.undercuts_received = figures["received"]
+    for figures in by_player:
+        row = rows.get(figures.pop("player_id"))
+        if row is None:  # played in the season but since taken off its list
+            continue
+        for name, value in figures.items():
+            setattr(row, name, value)
+    # Results by pair of players, each pair once (from the lower id's side), for head-to-head.
+    pairs = [
+        PairResult(pair["player_id"], pair["opponent_id"], pair["wins"], pair["losses"], pair["net"])
+        for pair in lines.filter(player_id__lt=F("opponent_id"))
+        .values("player_id", "opponent_id")
+        .annotate(wins=Sum("won"), losses=Sum("lost"), net=Sum("net"))
+    ]
 
     provisional = provisional_games(season)
     ranking = season.ranking or DEFAULT_RANKING

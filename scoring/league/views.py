@@ -158,13 +158,20 @@ def invitation_create(request, slug):
     if form.is_valid():
         try:
             invitation = clubs.invitation_create(
-                club=club, created_by=request.user, role=form.cleaned_data["role"], player=form.cleaned_data["player"]
+                club=club,
+                created_by=request.user,
+                role=form.cleaned_data["role"],
+                player=form.cleaned_data["player"],
+                email=form.cleaned_data["email"],
             )
         except ValidationError as error:
             messages.error(request, _error_text(error))
         else:
             link = request.build_absolute_uri(reverse("league:invitation", args=[invitation.token]))
-            messages.success(request, f"Invitation link (send it to the player): {link}")
+            if form.cleaned_data["email"]:
+                messages.success(request, f"Invitation link e-mailed to {form.cleaned_data['email']}: {link}")
+            else:
+                messages.success(request, f"Invitation link (send it to the player): {link}")
     else:
         messages.error(request, " ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
     return redirect("league:club", slug=club.slug)

@@ -9,8 +9,6 @@ A private club's wall is only for its members (404 to anyone else).
 
 from __future__ import annotations
 
-from asgiref.sync import sync_to_async
-from django.db import connection
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
 
@@ -63,23 +61,10 @@ async def _events(season_id: int):
     yield "event: bye\ndata: reconnect\n\n"  # the stream's time is up; the page opens a new one at once
 
 
-def _visible_season_id(user, slug: str, pk: int) -> int:
-    """The season's id if ``user`` may see it; then let go of this thread's database connection.
-
-    The stream that follows runs for minutes (and listens on a connection of its own): holding the
-    request's connection meanwhile would cost one PostgreSQL session per open screen, and a stream cut
-    off by a disconnect never reaches the request_finished signal that would otherwise close it.
-    """
-    try:
-        return permissions.visible_season(user, slug, pk).pk
-    finally:
-        connection.close()
-
-
 async def wall_events(request, slug, pk):
     """text/event-stream: "ready" (with the season's version), "change" after every saved game or
     hand of the season, keep-alive comments, and "bye" when the server ends the stream."""
-    season_id = await sync_to_async(_visible_season_id)(request.user, slug, pk)
+    season_id = (await live.briefly(permissions.visible_season, request.user, slug, pk)).pk
     response = StreamingHttpResponse(_events(season_id), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass events on at once

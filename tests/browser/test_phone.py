@@ -183,6 +183,7 @@ def test_no_console_error_or_csp_report_through_a_game_cards_correction_standing
     page.get_by_role("button", name="Save hand").click()
     expect(page.locator(".notice")).to_contain_text("Hand 2 saved: pat knock 9.")
     page.get_by_role("button", name="Type the deadwood instead").click()
+    expect(page.locator("fieldset.card-grid")).to_have_count(0)
 
     # Hand 3, typed, saved with Enter.
     pick(page, "How the hand ended", "Gin")

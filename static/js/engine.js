@@ -1,0 +1,729 @@
+/*
+ * GinEngine: the offline scorer, a line-by-line port of the pure Python engine
+ * (scoring/engine/rules.py, overrides.py, score.py, and record.py without the
+ * optional `cards` checks). tests/browser/test_offline_scorer.py proves it gives
+ * the Python engine's answer on every golden vector and thousands of random
+ * records; docs/offline.md says why a port and not Pyodide.
+ *
+ * A classic script, no build step: it defines one global, `GinEngine`, in a page
+ * (<script src=".../js/engine.js">) or a service worker (importScripts).
+ *
+ * API (players are any keys the caller uses, e.g. the server's player ids):
+ *
+ *   GinEngine.scoreSession(rules, [p1, p2], firstDealer, hands) -> game
+ *     rules: the game's stored rule set ({"preset": "standard", ...overrides},
+ *            or the full set the server keeps in game.rules);
+ *     p1, p2: player ids, or the server's refs {id, name} (game.player_one);
+ *     firstDealer: an id or a ref (game.first_dealer);
+ *     hands: the facts, in order, as the API takes them:
+ *            {ending, by, knocker_deadwood, defender_deadwood, upcard} (by = id).
+ *     Returns a plain object shaped like the API's game detail
+ *     (GameDetailSerializer), so the sheet draws from one shape either way:
+ *       {over, winner, margin, next_dealer, hand_count,
+ *        scores: [{number, target, player_one_hand_points, player_two_hand_points,
+ *                  player_one_boxes, player_two_boxes, over, winner,
+ *                  player_one_final, player_two_final, margin, closed_by_hand,
+ *                  breakdown: [{label, player, amount}]}],
+ *        hands: [{number, ending, by, knocker_deadwood, defender_deadwood, upcard,
+ *                 dealer, result, winner, points, boxes, doubled, scored_in}]}
+ *     winner / next_dealer of the sitting are the refs passed in (objects or ids),
+ *     inside scores and hands they are ids, as in the API. `breakdown` and
+ *     `target` are extra (the game-over sheet's bonus lines).
+ *     Throws GinEngine.HandError {hand, field, message} for the first hand the
+ *     server would refuse (hand is 1-based; null for the players or first
+ *     dealer) and GinEngine.RuleError {field, message} for a bad rule set.
+ *
+ *   GinEngine.resolveRules(spec) -> rule set (rules.resolve_rules: typed values)
+ *   GinEngine.readRules(spec)    -> rule set (overrides.read_rules: also "off", "yes", "150")
+ *   GinEngine.score(ruleSet, [p1, p2], firstDealer, hands) -> the engine's
+ *     SessionResult as plain data (score.score_session), player keys as given
+ *   GinEngine.evaluate(record)   -> record.evaluate: a game record's `expect`
+ *     object, or {error: {hand, field}, message}
+ *
+ * Not ported: the `cards` fact (card_facts.py needs the meld solver). It never
+ * changes a score, it can only refuse a hand; the server checks it on sync.
+ * JSON cannot tell 5.0 from 5 in a browser, so a whole-number float counts as
+ * a whole number here (Python refuses it).
+ */
+(function (root) {
+  "use strict";
+
+  // ---- cards.py ----------------------------------------------------------
+  var RANK_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  var SUITS = ["S", "H", "D", "C"];
+
+  // Python's str.strip() whitespace (JavaScript's trim() differs in a few characters).
+  var PY_SPACE = "\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f \u0085\u00a0\u1680" +
+    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+
+  function strip(text) {
+    var start = 0;
+    var end = text.length;
+    while (start < end && PY_SPACE.indexOf(text.charAt(start)) >= 0) { start += 1; }
+    while (end > start && PY_SPACE.indexOf(text.charAt(end - 1)) >= 0) { end -= 1; }
+    return text.slice(start, end);
+  }
+
+  function repr(value) {
+    if (value === null || value === undefined) { return "None"; }
+    if (value === true) { return "True"; }
+    if (value === false) { return "False"; }
+    if (typeof value === "string") { return "'" + value + "'"; }
+    try { return JSON.stringify(value); } catch (error) { return String(value); }
+  }
+
+  function CardError(message) { this.message = message; }
+
+  function parseCard(text) {
+    if (typeof text !== "string") {
+      throw new CardError(repr(text) + " is not a card: write rank then suit, e.g. 10H or QS");
+    }
+    var cleaned = strip(text).toUpperCase();
+    // Python slices by code point; a lone trailing surrogate pair is never a suit anyway.
+    var points = Array.from(cleaned);
+    var rankName = points.slice(0, -1).join("");
+    var suitName = points.slice(-1).join("");
+    if (rankName === "T") { rankName = "10"; }
+    var rank = RANK_NAMES.indexOf(rankName) + 1;
+    var suit = SUITS.indexOf(suitName);
+    if (rank === 0 || suit < 0) {
+      throw new CardError(repr(text) +
+        " is not a card: write rank (A 2..10 J Q K) then suit (S H D C), e.g. 10H or QS");
+    }
+    return suit * 13 + rank - 1;
+  }
+
+  function cardRank(card) { return card % 13 + 1; }
+  function cardSuit(card) { return SUITS[Math.floor(card / 13)]; }
+  function cardValue(card) { return Math.min(card % 13 + 1, 10); }
+  function cardName(card) { return RANK_NAMES[card % 13] + SUITS[Math.floor(card / 13)]; }
+
+  // ---- rules.py ----------------------------------------------------------
+  var MAX_BONUS = 10000;
+  var HOLLYWOOD_GAMES = 3;
+
+  function RuleError(field, message) {
+    this.name = "RuleError";
+    this.field = field;
+    this.message = message;
+  }
+  RuleError.prototype = Object.create(Error.prototype);
+  RuleError.prototype.constructor = RuleError;
+
+  var STANDARD = {
+    preset: "standard", knock_limit: 10, gin_bonus: 25, big_gin_bonus: 31, undercut_bonus: 25,
+    undercut_on_tie: true, target: 100, game_bonus: 100, box_bonus: 25, line_bonus: null,
+    line_bonus_margin: 50, shutout_mode: "add", shutout_bonus: 100, oklahoma: false,
+    oklahoma_ace: "gin_only", spade_double: false, spade_double_boxes: false, hollywood: false,
+    next_dealer: "loser"
+  };
+
+  function replace(base, changes) {
+    var copy = {};
+    Object.keys(base).forEach(function (name) { copy[name] = base[name]; });
+    Object.keys(changes).forEach(function (name) { copy[name] = changes[name]; });
+    return Object.freeze(copy);
+  }
+
+  var PRESETS = {
+    standard: replace(STANDARD, {}),
+    classic: replace(STANDARD, {
+      preset: "classic", gin_bonus: 20, big_gin_bonus: null, undercut_bonus: 10, box_bonus: 20
+    }),
+    lets_play: replace(STANDARD, {
+      preset: "lets_play", big_gin_bonus: 25, box_bonus: 20, line_bonus: 50, line_bonus_margin: 50,
+      shutout_mode: "none"
+    }),
+    oklahoma: replace(STANDARD, {
+      preset: "oklahoma", target: 150, oklahoma: true, spade_double: true, spade_double_boxes: false
+    }),
+    straight: replace(STANDARD, { preset: "straight", knock_limit: 0 }),
+    hollywood: replace(STANDARD, { preset: "hollywood", hollywood: true })
+  };
+  var PRESET_NAMES = Object.keys(PRESETS);
+
+  // name -> [kind, allowed values or [min, max]], in the rule book's order.
+  var SCHEMA = [
+    ["knock_limit", "int", [0, 10]],
+    ["gin_bonus", "int", [0, MAX_BONUS]],
+    ["big_gin_bonus", "int_or_null", [0, MAX_BONUS]],
+    ["undercut_bonus", "int", [0, MAX_BONUS]],
+    ["undercut_on_tie", "bool", null],
+    ["target", "int", [1, MAX_BONUS]],
+    ["game_bonus", "int", [0, MAX_BONUS]],
+    ["box_bonus", "int", [0, MAX_BONUS]],
+    ["line_bonus", "int_or_null", [0, MAX_BONUS]],
+    ["line_bonus_margin", "int", [0, MAX_BONUS]],
+    ["shutout_mode", "choice", ["none", "add", "double_hands", "double_total"]],
+    ["shutout_bonus", "int", [0, MAX_BONUS]],
+    ["oklahoma", "bool", null],
+    ["oklahoma_ace", "choice", ["gin_only", "one"]],
+    ["spade_double", "bool", null],
+    ["spade_double_boxes", "bool", null],
+    ["hollywood", "bool", null],
+    ["next_dealer", "choice", ["loser", "winner", "alternate"]]
+  ];
+  var RULE_FIELDS = SCHEMA.map(function (entry) { return entry[0]; });
+  var RULE_KINDS = {};
+  var RULE_ALLOWED = {};
+  SCHEMA.forEach(function (entry) { RULE_KINDS[entry[0]] = entry[1]; RULE_ALLOWED[entry[0]] = entry[2]; });
+
+  function has(object, name) { return Object.prototype.hasOwnProperty.call(object, name); }
+  function isPlainObject(value) {
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+  function isWholeNumber(value) { return typeof value === "number" && Number.isInteger(value); }
+
+  function checkValue(name, value) {
+    var kind = RULE_KINDS[name];
+    var allowed = RULE_ALLOWED[name];
+    if (kind === "bool") {
+      if (typeof value !== "boolean") {
+        throw new RuleError(name, name + " must be true or false, not " + repr(value));
+      }
+      return value;
+    }
+    if (kind === "choice") {
+      if (allowed.indexOf(value) < 0) {
+        throw new RuleError(name, name + " must be one of " + allowed.join(", ") + ", not " + repr(value));
+      }
+      return value;
+    }
+    if (value === null && kind === "int_or_null") { return null; }
+    if (!isWholeNumber(value)) {
+      var extra = kind === "int_or_null" ? " or null" : "";
+      throw new RuleError(name, name + " must be a whole number" + extra + ", not " + repr(value));
+    }
+    if (value < allowed[0] || value > allowed[1]) {
+      throw new RuleError(name, name + " must be between " + allowed[0] + " and " + allowed[1] + ", not " + value);
+    }
+    return value;
+  }
+
+  function resolveRules(spec) {
+    if (spec === null || spec === undefined) { spec = {}; }
+    if (!isPlainObject(spec)) {
+      throw new RuleError("rules", "rules must be an object such as {\"preset\": \"standard\"}");
+    }
+    var presetName = has(spec, "preset") ? spec.preset : "standard";
+    if (typeof presetName !== "string" || !has(PRESETS, presetName)) {
+      throw new RuleError("preset", "preset must be one of " + PRESET_NAMES.join(", ") + ", not " + repr(presetName));
+    }
+    var overrides = {};
+    Object.keys(spec).forEach(function (name) {
+      if (name === "preset") { return; }
+      if (!has(RULE_KINDS, name)) {
+        throw new RuleError(name, name + " is not a rule (known rules: " + RULE_FIELDS.join(", ") + ")");
+      }
+      overrides[name] = checkValue(name, spec[name]);
+    });
+    return replace(PRESETS[presetName], overrides);
+  }
+
+  // ---- overrides.py ------------------------------------------------------
+  var YES_WORDS = ["yes", "true", "on", "y"];
+  var NO_WORDS = ["no", "false", "off", "n"];
+  var OFF_WORDS = ["off", "no", "none", "null", "false", "-"];
+
+  function shown(value) { return typeof value === "string" ? "\u201c" + strip(value) + "\u201d" : repr(value); }
+
+  function parseValue(name, value) {
+    if (!has(RULE_KINDS, name)) {
+      throw new RuleError(name, name + " is not a rule (known rules: " + RULE_FIELDS.join(", ") + ")");
+    }
+    var kind = RULE_KINDS[name];
+    var text = typeof value === "string" ? strip(value).toLowerCase() : null;
+    if (kind === "bool") {
+      if (typeof value === "boolean") { return value; }
+      if (YES_WORDS.indexOf(text) >= 0) { return true; }
+      if (NO_WORDS.indexOf(text) >= 0) { return false; }
+      throw new RuleError(name, name + " must be yes or no, not " + shown(value));
+    }
+    if (kind === "choice") { return text !== null ? text : value; }
+    if (kind === "int_or_null" && (value === null || value === false || OFF_WORDS.indexOf(text) >= 0)) {
+      return null;
+    }
+    if (isWholeNumber(value)) { return value; }
+    if (text !== null && /^[0-9]+$/.test(text.replace(/^-+/, ""))) { return parseInt(text, 10); }
+    var extra = kind === "int_or_null" ? ", or off" : "";
+    throw new RuleError(name, name + " must be a whole number" + extra + ", not " + shown(value));
+  }
+
+  function readRules(spec) {
+    if (!isPlainObject(spec)) { return resolveRules(spec); }
+    var typed = {};
+    Object.keys(spec).forEach(function (name) {
+      typed[name] = name === "preset" ? spec[name] : parseValue(name, spec[name]);
+    });
+    if (typeof typed.preset === "string") { typed.preset = strip(typed.preset).toLowerCase(); }
+    return resolveRules(typed);
+  }
+
+  // ---- score.py ----------------------------------------------------------
+  var ENDINGS = ["knock", "gin", "big_gin", "dead"];
+  var MAX_DEADWOOD = 98; // two each of K, Q, J, 10 and 9 with no run
+
+  function HandError(hand, field, message) {
+    this.name = "HandError";
+    this.hand = hand;
+    this.field = field;
+    this.message = message;
+  }
+  HandError.prototype = Object.create(Error.prototype);
+  HandError.prototype.constructor = HandError;
+
+  function gamesPerSession(rules) { return rules.hollywood ? HOLLYWOOD_GAMES : 1; }
+  function otherPlayer(players, player) { return player === players[0] ? players[1] : players[0]; }
+
+  function effectiveKnockLimit(rules, upcard) {
+    if (!rules.oklahoma || upcard === null) { return rules.knock_limit; }
+    if (cardRank(upcard) === 1 && rules.oklahoma_ace === "gin_only") { return 0; }
+    return cardValue(upcard);
+  }
+
+  function checkDeadwood(number, name, value, low, high, role) {
+    if (value === null || value === undefined) {
+      throw new HandError(number, name, "hand " + number + ": enter the " + role + "'s deadwood (" + name + ")");
+    }
+    if (!isWholeNumber(value)) {
+      throw new HandError(number, name, "hand " + number + ": " + name + " must be a whole number, not " + repr(value));
+    }
+    if (value < low || value > high) {
+      throw new HandError(number, name,
+        "hand " + number + ": " + name + " must be between " + low + " and " + high + ", not " + value);
+    }
+    return value;
+  }
+
+  function given(value) { return value !== null && value !== undefined; }
+
+  // Refuse a hand that breaks the rules; return its parsed upcard (or null).
+  function validateHand(rules, players, facts, number, sessionOver) {
+    if (ENDINGS.indexOf(facts.ending) < 0) {
+      throw new HandError(number, "ending",
+        "hand " + number + ": ending must be one of " + ENDINGS.join(", ") + ", not " + repr(facts.ending));
+    }
+    if (sessionOver) {
+      throw new HandError(number, "ending",
+        "hand " + number + ": the game is already over, so no more hands can be recorded");
+    }
+    var upcard = null;
+    if (given(facts.upcard) && facts.upcard !== "") {
+      try {
+        upcard = parseCard(facts.upcard);
+      } catch (error) {
+        if (!(error instanceof CardError)) { throw error; }
+        throw new HandError(number, "upcard", "hand " + number + ": upcard " + error.message);
+      }
+    }
+    if (facts.ending === "dead") {
+      ["by", "knocker_deadwood", "defender_deadwood"].forEach(function (name) {
+        if (given(facts[name])) {
+          throw new HandError(number, name, "hand " + number + ": a dead hand has no " + name);
+        }
+      });
+      return upcard;
+    }
+    if (!given(facts.by) || (facts.by !== players[0] && facts.by !== players[1])) {
+      throw new HandError(number, "by", "hand " + number + ": 'by' must be one of the players (" +
+        players[0] + ", " + players[1] + "), not " + repr(given(facts.by) ? facts.by : null));
+    }
+    if (rules.oklahoma && upcard === null) {
+      throw new HandError(number, "upcard", "hand " + number + ": an Oklahoma hand needs the upcard (e.g. 7S)");
+    }
+    if (facts.ending === "big_gin" && rules.big_gin_bonus === null) {
+      throw new HandError(number, "ending", "hand " + number + ": big gin is not allowed under these rules");
+    }
+    var knockerDeadwood = given(facts.knocker_deadwood) ? facts.knocker_deadwood : null;
+    if (facts.ending === "knock") {
+      var limit = effectiveKnockLimit(rules, upcard);
+      if (limit === 0) {
+        var reason = rules.oklahoma
+          ? "the upcard is " + cardName(upcard) + ", an ace, so this hand can only end in gin"
+          : "these rules allow gin only, no knocking";
+        throw new HandError(number, "ending", "hand " + number + ": " + reason);
+      }
+      if (knockerDeadwood === 0) {
+        throw new HandError(number, "knocker_deadwood",
+          "hand " + number + ": knocking with 0 deadwood is gin; record it as gin");
+      }
+      if (isWholeNumber(knockerDeadwood) && knockerDeadwood > limit) {
+        var why = rules.oklahoma ? " (the upcard is " + cardName(upcard) + ")" : "";
+        throw new HandError(number, "knocker_deadwood", "hand " + number + ": knocker_deadwood " +
+          knockerDeadwood + " is over the knock limit of " + limit + why);
+      }
+      checkDeadwood(number, "knocker_deadwood", knockerDeadwood, 1, limit, "knocker");
+    } else if (knockerDeadwood !== null && knockerDeadwood !== 0) {
+      throw new HandError(number, "knocker_deadwood",
+        "hand " + number + ": a " + facts.ending.replace("_", " ") + " has no knocker deadwood");
+    }
+    checkDeadwood(number, "defender_deadwood",
+      given(facts.defender_deadwood) ? facts.defender_deadwood : null, 0, MAX_DEADWOOD, "defender");
+    return upcard;
+  }
+
+  // [result, winner, points before any doubling] of a valid, non-dead hand.
+  function handOutcome(rules, players, facts) {
+    var by = facts.by;
+    var defender = facts.defender_deadwood;
+    if (facts.ending === "gin") { return ["gin", by, defender + rules.gin_bonus]; }
+    if (facts.ending === "big_gin") { return ["big_gin", by, defender + rules.big_gin_bonus]; }
+    var knocker = facts.knocker_deadwood;
+    var undercut = defender < knocker || (defender === knocker && rules.undercut_on_tie);
+    if (undercut) { return ["undercut", otherPlayer(players, by), knocker - defender + rules.undercut_bonus]; }
+    return ["knock", by, defender - knocker];
+  }
+
+  function perPlayer(players, value) {
+    var map = new Map();
+    map.set(players[0], value);
+    map.set(players[1], value);
+    return map;
+  }
+
+  function line(label, player, amount) { return { label: label, player: player, amount: amount }; }
+
+  // The end-of-game bonuses, in the rule book's order.
+  function settle(rules, players, game) {
+    var winner = game.winner;
+    var loser = otherPlayer(players, winner);
+    var lines = [];
+    var score = new Map([[winner, game.hand_points.get(winner)], [loser, game.hand_points.get(loser)]]);
+    lines.push(line("Hand points", winner, score.get(winner)));
+    lines.push(line("Hand points", loser, score.get(loser)));
+    var shutout = game.hand_points.get(loser) === 0;
+    if (shutout && rules.shutout_mode === "double_hands") {
+      lines.push(line("Shutout: hand points doubled", winner, score.get(winner)));
+      score.set(winner, score.get(winner) * 2);
+    }
+    [winner, loser].forEach(function (player) {
+      var boxes = game.boxes.get(player);
+      if (boxes && rules.box_bonus) {
+        var amount = boxes * rules.box_bonus;
+        lines.push(line("Boxes: " + boxes + " \u00d7 " + rules.box_bonus, player, amount));
+        score.set(player, score.get(player) + amount);
+      }
+    });
+    if (rules.game_bonus) {
+      lines.push(line("Game bonus", winner, rules.game_bonus));
+      score.set(winner, score.get(winner) + rules.game_bonus);
+    }
+    if (shutout && rules.shutout_mode === "add" && rules.shutout_bonus) {
+      lines.push(line("Shutout bonus", winner, rules.shutout_bonus));
+      score.set(winner, score.get(winner) + rules.shutout_bonus);
+    }
+    if (rules.line_bonus && score.get(winner) - score.get(loser) >= rules.line_bonus_margin) {
+      lines.push(line("Line bonus (won by " + rules.line_bonus_margin + " or more)", winner, rules.line_bonus));
+      score.set(winner, score.get(winner) + rules.line_bonus);
+    }
+    if (shutout && rules.shutout_mode === "double_total") {
+      lines.push(line("Shutout: total doubled", winner, score.get(winner)));
+      score.set(winner, score.get(winner) * 2);
+    }
+    return {
+      number: game.number, target: rules.target, hand_points: new Map(game.hand_points),
+      boxes: new Map(game.boxes), over: true, winner: winner, loser: loser, final: score,
+      margin: score.get(winner) - score.get(loser), closed_by_hand: game.closed_by_hand, breakdown: lines
+    };
+  }
+
+  function snapshot(rules, game) {
+    if (game.over) { return game.settled; }
+    return {
+      number: game.number, target: rules.target, hand_points: new Map(game.hand_points),
+      boxes: new Map(game.boxes), over: false, winner: null, loser: null, final: null,
+      margin: null, closed_by_hand: null, breakdown: []
+    };
+  }
+
+  function nextDealer(rules, players, hand) {
+    if (hand.result === "dead") { return hand.dealer; } // a dead hand is dealt again by the same dealer
+    if (rules.next_dealer === "loser") { return hand.loser; }
+    if (rules.next_dealer === "winner") { return hand.winner; }
+    return otherPlayer(players, hand.dealer);
+  }
+
+  // score.score_session: hands and games with Map-keyed figures (players as given).
+  function scoreMaps(rules, players, firstDealer, hands) {
+    if (!Array.isArray(players) || players.length !== 2 || players[0] === players[1]) {
+      throw new HandError(null, "players", "a game needs exactly two different players");
+    }
+    var pair = [players[0], players[1]];
+    if (firstDealer !== pair[0] && firstDealer !== pair[1]) {
+      throw new HandError(null, "first_dealer", "first_dealer must be one of the players, not " + repr(firstDealer));
+    }
+    var games = [];
+    for (var n = 1; n <= gamesPerSession(rules); n += 1) {
+      games.push({
+        number: n, hand_points: perPlayer(pair, 0), boxes: perPlayer(pair, 0), wins: perPlayer(pair, 0),
+        over: false, winner: null, closed_by_hand: null, settled: null
+      });
+    }
+    var results = [];
+    var dealer = firstDealer;
+    hands.forEach(function (facts, index) {
+      var number = index + 1;
+      var sessionOver = games.every(function (game) { return game.over; });
+      var upcard = validateHand(rules, pair, facts, number, sessionOver);
+      var hand;
+      if (facts.ending === "dead") {
+        hand = { number: number, dealer: dealer, result: "dead", winner: null, loser: null, points: 0,
+          boxes: 0, doubled: false, games: [] };
+      } else {
+        var outcome = handOutcome(rules, pair, facts);
+        var winner = outcome[1];
+        var points = outcome[2];
+        // The upcard rules are Oklahoma's: elsewhere a recorded upcard is information only.
+        var doubled = rules.oklahoma && rules.spade_double && upcard !== null && cardSuit(upcard) === "S";
+        var boxes = doubled && rules.spade_double_boxes ? 2 : 1;
+        if (doubled) { points *= 2; }
+        // Hollywood flow: every open game where the winner already has a win,
+        // plus the lowest-numbered open game where they have none.
+        var open = games.filter(function (game) { return !game.over; });
+        var receiving = open.filter(function (game) { return game.wins.get(winner); });
+        var firstWithout = open.filter(function (game) { return !game.wins.get(winner); })[0];
+        if (firstWithout) { receiving.push(firstWithout); }
+        receiving.sort(function (a, b) { return a.number - b.number; });
+        receiving.forEach(function (game) {
+          game.hand_points.set(winner, game.hand_points.get(winner) + points);
+          game.boxes.set(winner, game.boxes.get(winner) + boxes);
+          game.wins.set(winner, game.wins.get(winner) + 1);
+          if (game.hand_points.get(winner) >= rules.target) {
+            game.over = true;
+            game.winner = winner;
+            game.closed_by_hand = number;
+            game.settled = settle(rules, pair, game);
+          }
+        });
+        hand = { number: number, dealer: dealer, result: outcome[0], winner: winner,
+          loser: otherPlayer(pair, winner), points: points, boxes: boxes, doubled: doubled,
+          games: receiving.map(function (game) { return game.number; }) };
+      }
+      results.push(hand);
+      dealer = nextDealer(rules, pair, hand);
+    });
+    var over = games.every(function (game) { return game.over; });
+    var session = {
+      players: pair, hands: results,
+      games: games.map(function (game) { return snapshot(rules, game); }),
+      over: over, next_dealer: over ? null : dealer, winner: null, margin: null
+    };
+    if (over) { // SessionResult.winner / margin: the net of the games' margins
+      var net = 0;
+      session.games.forEach(function (game) { net += game.winner === pair[0] ? game.margin : -game.margin; });
+      session.winner = net === 0 ? null : (net > 0 ? pair[0] : pair[1]);
+      session.margin = Math.abs(net);
+    }
+    return session;
+  }
+
+  function keyed(map) { return Object.fromEntries(Array.from(map.entries())); }
+
+  // score.score_session as plain data (figures keyed by player); throws HandError.
+  function score(rules, players, firstDealer, hands) {
+    var session = scoreMaps(rules, players, firstDealer, hands);
+    session.games = session.games.map(function (game) {
+      var plain = Object.assign({}, game);
+      plain.hand_points = keyed(game.hand_points);
+      plain.boxes = keyed(game.boxes);
+      plain.final = game.final ? keyed(game.final) : null;
+      return plain;
+    });
+    return session;
+  }
+
+  // ---- the API's game detail shape ---------------------------------------
+  function idOf(player) { return isPlainObject(player) && has(player, "id") ? player.id : player; }
+  function orNull(value) { return given(value) ? value : null; }
+
+  function scoreSession(rulesSpec, players, firstDealer, hands) {
+    var rules = resolveRules(rulesSpec);
+    var refs = Array.isArray(players) ? players : [];
+    var ids = refs.map(idOf);
+    var refOf = function (id) { return id === null ? null : refs[ids.indexOf(id)]; };
+    var session = scoreMaps(rules, ids, idOf(firstDealer), hands);
+    var one = ids[0];
+    var two = ids[1];
+    return {
+      over: session.over,
+      winner: refOf(session.winner),
+      margin: session.margin,
+      next_dealer: refOf(session.next_dealer),
+      hand_count: session.hands.length,
+      scores: session.games.map(function (game) {
+        return {
+          number: game.number,
+          target: game.target,
+          player_one_hand_points: game.hand_points.get(one),
+          player_two_hand_points: game.hand_points.get(two),
+          player_one_boxes: game.boxes.get(one),
+          player_two_boxes: game.boxes.get(two),
+          over: game.over,
+          winner: game.winner,
+          player_one_final: game.over ? game.final.get(one) : null,
+          player_two_final: game.over ? game.final.get(two) : null,
+          margin: game.margin,
+          closed_by_hand: game.closed_by_hand,
+          breakdown: game.breakdown
+        };
+      }),
+      hands: session.hands.map(function (hand, index) {
+        var facts = hands[index];
+        return {
+          number: hand.number,
+          ending: facts.ending,
+          by: orNull(facts.by),
+          knocker_deadwood: orNull(facts.knocker_deadwood),
+          defender_deadwood: orNull(facts.defender_deadwood),
+          upcard: given(facts.upcard) ? facts.upcard : "",
+          dealer: hand.dealer,
+          result: hand.result,
+          winner: hand.winner,
+          points: hand.points,
+          boxes: hand.boxes,
+          doubled: hand.doubled,
+          scored_in: hand.games
+        };
+      })
+    };
+  }
+
+  // ---- record.py (without the `cards` checks) ----------------------------
+  var RECORD_HAND_FIELDS = ["ending", "by", "knocker_deadwood", "defender_deadwood", "upcard", "cards"];
+
+  function RecordError(hand, field, message) {
+    this.name = "RecordError";
+    this.hand = hand;
+    this.field = field;
+    this.message = message;
+  }
+  RecordError.prototype = Object.create(Error.prototype);
+  RecordError.prototype.constructor = RecordError;
+
+  function casefold(text) { return text.toUpperCase().toLowerCase(); }
+
+  function parsePlayers(data) {
+    var players = data.players;
+    if (!Array.isArray(players) || players.length !== 2 ||
+        !players.every(function (name) { return typeof name === "string" && strip(name) !== ""; })) {
+      throw new RecordError(null, "players", "players must be a list of two names, e.g. [\"Ann\", \"Bob\"]");
+    }
+    if (casefold(strip(players[0])) === casefold(strip(players[1]))) {
+      throw new RecordError(null, "players", "the two players must have different names");
+    }
+    return [strip(players[0]), strip(players[1])];
+  }
+
+  function parseHand(number, raw) {
+    if (!isPlainObject(raw)) {
+      throw new RecordError(number, "ending", "hand " + number + " must be an object with an 'ending'");
+    }
+    Object.keys(raw).forEach(function (key) {
+      if (RECORD_HAND_FIELDS.indexOf(key) < 0) {
+        throw new RecordError(number, key, "hand " + number + ": " + repr(key) +
+          " is not a hand fact (known: " + RECORD_HAND_FIELDS.join(", ") + ")");
+      }
+    });
+    var ending = raw.ending;
+    if (typeof ending !== "string") {
+      throw new RecordError(number, "ending", "hand " + number + ": ending must be one of knock, gin, big_gin, dead");
+    }
+    var by = orNull(raw.by);
+    if (by !== null && typeof by !== "string") {
+      throw new RecordError(number, "by", "hand " + number + ": 'by' must be a player's name");
+    }
+    var upcard = orNull(raw.upcard);
+    if (upcard !== null && typeof upcard !== "string") {
+      throw new RecordError(number, "upcard", "hand " + number + ": upcard must be text such as \"7S\"");
+    }
+    return {
+      ending: ending,
+      by: typeof by === "string" ? strip(by) : null,
+      knocker_deadwood: orNull(raw.knocker_deadwood),
+      defender_deadwood: orNull(raw.defender_deadwood),
+      upcard: upcard ? strip(upcard).toUpperCase() : null
+    };
+  }
+
+  function scoreRecord(rules, players, firstDealer, hands) {
+    try {
+      return scoreMaps(rules, players, firstDealer, hands);
+    } catch (error) {
+      if (error instanceof HandError) { throw new RecordError(error.hand, error.field, error.message); }
+      throw error;
+    }
+  }
+
+  function parseAndScore(data) {
+    if (!isPlainObject(data)) { throw new RecordError(null, "record", "a game record must be a JSON object"); }
+    var rules;
+    try {
+      rules = readRules(has(data, "rules") ? data.rules : { preset: "standard" });
+    } catch (error) {
+      if (error instanceof RuleError) { throw new RecordError(null, error.field, "rules: " + error.message); }
+      throw error;
+    }
+    var players = parsePlayers(data);
+    var firstDealer = data.first_dealer;
+    if (typeof firstDealer !== "string" || players.indexOf(strip(firstDealer)) < 0) {
+      throw new RecordError(null, "first_dealer", "first_dealer must be the name of one of the players");
+    }
+    firstDealer = strip(firstDealer);
+    var rawHands = has(data, "hands") ? data.hands : [];
+    if (!Array.isArray(rawHands)) { throw new RecordError(null, "hands", "hands must be a list"); }
+    var parsed = [];
+    rawHands.forEach(function (raw, index) {
+      try {
+        parsed.push(parseHand(index + 1, raw));
+      } catch (error) {
+        // The first bad hand is named: an earlier hand that breaks a rule comes first.
+        scoreRecord(rules, players, firstDealer, parsed);
+        throw error;
+      }
+    });
+    return scoreRecord(rules, players, firstDealer, parsed);
+  }
+
+  function expectOf(session) {
+    var expect = {
+      hands: session.hands.map(function (hand) {
+        return { winner: hand.winner, result: hand.result, points: hand.points, dealer: hand.dealer };
+      }),
+      games: session.games.map(function (game) {
+        var entry = { winner: game.winner, over: game.over, hand_points: keyed(game.hand_points),
+          boxes: keyed(game.boxes) };
+        if (game.over) {
+          entry.final = keyed(game.final);
+          entry.margin = game.margin;
+        }
+        return entry;
+      })
+    };
+    if (!session.over) { expect.next_dealer = session.next_dealer; }
+    return expect;
+  }
+
+  function evaluate(data) {
+    try {
+      return expectOf(parseAndScore(data));
+    } catch (error) {
+      if (error instanceof RecordError) {
+        return { error: { hand: error.hand, field: error.field }, message: error.message };
+      }
+      throw error;
+    }
+  }
+
+  root.GinEngine = Object.freeze({
+    PRESETS: PRESETS,
+    RULE_FIELDS: RULE_FIELDS,
+    HandError: HandError,
+    RuleError: RuleError,
+    RecordError: RecordError,
+    resolveRules: resolveRules,
+    readRules: readRules,
+    score: score,
+    scoreSession: scoreSession,
+    evaluate: evaluate
+  });
+})(typeof self !== "undefined" ? self : globalThis);

@@ -1,0 +1,244 @@
+"""E-mail for what needs someone: a result to confirm, a dispute, fixtures due, an invitation.
+
+Django's in-memory backend (pytest-django's ``mailoutbox``); e-mail goes when the write commits,
+so each write runs inside ``django_capture_on_commit_callbacks(execute=True)``.
+"""
+
+import datetime
+import io
+import logging
+import re
+
+import pytest
+from django.core.management import call_command
+from django.db import transaction
+from django.urls import reverse
+
+from players.models import Invitation, NotificationPreference
+from scoring import services
+from scoring.league import services as league
+from tests.league_setup import gin, make_club
+
+pytestmark = pytest.mark.django_db
+
+SITE = "https://gin.example.org"
+
+
+@pytest.fixture(autouse=True)
+def site_url(settings):
+    settings.SITE_URL = SITE
+
+
+def with_addresses(cast):
+    for user in (cast.owner, cast.admin, cast.player, cast.rival, cast.outsider):
+        user.email = f"{user.username}@example.org"
+        user.save(update_fields=["email"])
+    return cast
+
+
+def link_in(message) -> str:
+    """The one link of this site in an e-mail's text."""
+    account = SITE + reverse("account")  # every e-mail to an account says where to turn them off
+    links = [link for link in re.findall(rf"{re.escape(SITE)}\S*", message.body) if link != account]
+    assert len(links) == 1, message.body
+    return links[0]
+
+
+def sent_to(mailoutbox) -> list[str]:
+    return sorted(address for message in mailoutbox for address in message.to)
+
+
+def two_player_season(cast, **dates):
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    return league.season_create(club=cast.club, name="Spring", players=[pat, quinn], created_by=cast.owner, **dates)
+
+
+def finished_game(cast, capture):
+    """Pat starts the fixture and records the gin that ends it; Quinn is the one to confirm."""
+    season = two_player_season(cast)
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.player)
+    with capture(execute=True):
+        services.hand_record(game=game, recorded_by=cast.player, **gin(cast.player_of(cast.player)))
+    return game
+
+
+def test_a_finished_league_game_emails_the_opponent_once_with_a_link_to_confirm(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    cast = with_addresses(make_club())
+    season = two_player_season(cast)
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.player)
+    pat = cast.player_of(cast.player)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.hand_record(game=game, recorded_by=cast.player, ending="knock", by=pat,
+                             knocker_deadwood=5, defender_deadwood=20)
+    assert mailoutbox == []  # not over yet: nothing to confirm
+    with django_capture_on_commit_callbacks(execute=True):
+        services.hand_record(game=game, recorded_by=cast.player, **gin(pat))
+
+    assert sent_to(mailoutbox) == [cast.rival.email]  # not Pat, who recorded it; not the admins
+    message = mailoutbox[0]
+    assert "Confirm the result" in message.subject
+    link = link_in(message)
+    assert link == SITE + reverse("league:game", args=[game.pk])
+    client.force_login(cast.rival)
+    page = client.get(link.removeprefix(SITE))
+    assert page.status_code == 200
+    assert reverse("league:game_confirm", args=[game.pk]) in page.content.decode()
+
+
+def test_a_dispute_emails_the_other_player_and_the_clubs_owner_and_admins(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    cast = with_addresses(make_club())
+    game = finished_game(cast, django_capture_on_commit_callbacks)
+    mailoutbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        league.game_dispute(game=game, disputed_by=cast.rival, comment="I had 30, not 80")
+
+    # Quinn disputed it (and knows); the outsider and the guest (no account) hear nothing.
+    assert sent_to(mailoutbox) == sorted([cast.player.email, cast.owner.email, cast.admin.email])
+    for message in mailoutbox:
+        assert "disputed" in message.subject.lower()
+        assert "I had 30, not 80" in message.body
+        assert link_in(message) == SITE + reverse("league:game", args=[game.pk])
+        assert SITE + reverse("account") in message.body
+    client.force_login(cast.admin)
+    assert client.get(reverse("league:game", args=[game.pk])).status_code == 200
+
+
+def test_an_opted_out_account_and_an_account_without_an_address_get_none(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    cast = with_addresses(make_club())
+    client.force_login(cast.rival)
+    page = client.get(reverse("account"))
+    assert 'name="notify"' in page.content.decode() and "checked" in page.content.decode()  # on by default
+    response = client.post(reverse("account"), {"email_settings": "save", "email": cast.rival.email})  # unticked
+    assert response.status_code == 302
+    assert NotificationPreference.objects.get(user=cast.rival).email is False
+
+    game = finished_game(cast, django_capture_on_commit_callbacks)
+    assert mailoutbox == []  # Quinn turned e-mail off
+
+    cast.player.email = ""  # Pat has no address
+    cast.player.save(update_fields=["email"])
+    with django_capture_on_commit_callbacks(execute=True):
+        league.game_dispute(game=game, disputed_by=cast.rival, comment="Wrong count")
+    assert sent_to(mailoutbox) == sorted([cast.owner.email, cast.admin.email])
+
+
+def test_the_account_page_sets_the_address_and_names_a_bad_one(client):
+    cast = make_club()
+    client.force_login(cast.player)
+    response = client.post(
+        reverse("account"), {"email_settings": "save", "email": "pat@example.org", "notify": "on"}
+    )
+    assert response.status_code == 302
+    cast.player.refresh_from_db()
+    assert cast.player.email == "pat@example.org"
+    assert NotificationPreference.objects.get(user=cast.player).email is True
+    page = client.post(reverse("account"), {"email_settings": "save", "email": "not an address", "notify": "on"})
+    assert page.status_code == 200 and "E-mail address:" in page.content.decode()
+    cast.player.refresh_from_db()
+    assert cast.player.email == "pat@example.org"
+
+
+def test_a_refused_or_rolled_back_write_sends_nothing(mailoutbox, django_capture_on_commit_callbacks):
+    cast = with_addresses(make_club())
+    season = two_player_season(cast)
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.player)
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError), transaction.atomic():
+            services.hand_record(game=game, recorded_by=cast.player, **gin(cast.player_of(cast.player)))
+            raise RuntimeError("the request failed after the hand")  # e.g. a later step of the same request
+    assert mailoutbox == []
+    game.refresh_from_db()
+    assert not game.over
+
+    game = finished_game(cast, django_capture_on_commit_callbacks)
+    mailoutbox.clear()
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(Exception, match="Say what is wrong"):
+        league.game_dispute(game=game, disputed_by=cast.rival, comment="  ")
+    assert mailoutbox == []
+
+
+def test_a_mail_server_failure_is_logged_and_the_write_stands(
+    monkeypatch, caplog, mailoutbox, django_capture_on_commit_callbacks
+):
+    cast = with_addresses(make_club())
+    game = finished_game(cast, django_capture_on_commit_callbacks)
+
+    class DownServer:
+        def send_messages(self, messages):
+            raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr("players.mail.mailers", type("Mailers", (), {"default": DownServer()})())
+    with caplog.at_level(logging.ERROR, logger="players.mail"), django_capture_on_commit_callbacks(execute=True):
+        league.game_dispute(game=game, disputed_by=cast.rival, comment="Wrong count")
+    game.refresh_from_db()
+    assert game.league_status == "disputed"
+    assert "Could not send the game_disputed e-mail" in caplog.text
+
+
+def test_send_reminders_emails_fixtures_due_by_tomorrow_or_overdue_once_a_day(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    cast = with_addresses(make_club())
+    today = datetime.date.today()
+    season = two_player_season(cast)
+    fixture = season.fixtures.get()
+    league.fixtures_set_due(season=season, round=1, due_on=today + datetime.timedelta(days=3))
+
+    call_command("send_reminders", stdout=io.StringIO())
+    assert mailoutbox == []  # due in three days: not yet
+
+    league.fixtures_set_due(season=season, round=1, due_on=today + datetime.timedelta(days=1))
+    call_command("send_reminders", stdout=io.StringIO())
+    assert sent_to(mailoutbox) == sorted([cast.player.email, cast.rival.email])
+    season_link = SITE + reverse("league:season", args=[cast.club.slug, season.pk])
+    for message in mailoutbox:
+        assert link_in(message) == season_link
+        assert "due" in message.subject
+    client.force_login(cast.player)
+    assert client.get(season_link.removeprefix(SITE)).status_code == 200
+
+    call_command("send_reminders", stdout=io.StringIO())
+    assert len(mailoutbox) == 2  # not again the same day
+
+    day_after_due = (today + datetime.timedelta(days=2)).isoformat()
+    call_command("send_reminders", "--date", day_after_due, stdout=io.StringIO())
+    assert len(mailoutbox) == 4  # overdue: one a day
+    assert all("overdue" in message.subject for message in mailoutbox[2:])
+
+    # Played: no more reminders.
+    game = league.fixture_start(fixture=fixture, started_by=cast.player)
+    services.hand_record(game=game, recorded_by=cast.player, **gin(cast.player_of(cast.player)))
+    call_command("send_reminders", "--date", (today + datetime.timedelta(days=5)).isoformat(), stdout=io.StringIO())
+    assert len(mailoutbox) == 4
+
+
+def test_an_invitation_made_on_the_club_page_is_emailed_to_the_address_given(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    cast = make_club()
+    client.force_login(cast.owner)
+    url = reverse("league:invitation_create", args=[cast.club.slug])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"role": "player", "player": "", "email": "newcomer@example.org"}, follow=True)
+    assert "e-mailed to newcomer@example.org" in response.content.decode()
+    invitation = Invitation.objects.filter(accepted_at__isnull=True).latest("created_at")
+    assert sent_to(mailoutbox) == ["newcomer@example.org"]
+    assert cast.club.name in mailoutbox[0].subject
+    link = link_in(mailoutbox[0])
+    assert link == SITE + reverse("league:invitation", args=[invitation.token])
+    client.logout()
+    assert client.get(link.removeprefix(SITE)).status_code == 200
+
+    # A bad address is refused, naming the field: no invitation, no e-mail.
+    client.force_login(cast.owner)
+    before = Invitation.objects.count()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"role": "player", "player": "", "email": "newcomer at example"}, follow=True)
+    assert "email: Enter a valid email address." in response.content.decode()
+    assert Invitation.objects.count() == before
+    assert len(mailoutbox) == 1
