@@ -3,14 +3,24 @@
 Wired as handler400/403/404/500 in ginleague/urls.py. Under /api/ every error
 is a problem, ``{"field": null, "message": "...", "hand": null}``, the API's
 own refusal shape, never an HTML page.
+
+A lost database connection (a restart, a failover, ``pg_terminate_backend``) is
+a 503 with ``Retry-After``, not a 500: ``DatabaseUnavailableMiddleware`` answers
+it for views, ``server_error`` for the rest. Nothing was half-saved (the write's
+transaction died with the connection) and the next request opens a new one.
 """
 
 from __future__ import annotations
 
+import logging
+import sys
+
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.deprecation import MiddlewareMixin
 from django.views.decorators.csrf import requires_csrf_token
 
 from scoring.api.common import problem
@@ -23,6 +33,8 @@ MESSAGES = {
     404: "There is nothing at this address.",
     413: "The request is too large.",
     500: "Something went wrong on our side, and it has been logged. Nothing you sent was half-saved.",
+    503: "The database is not answering for a moment (a restart or failover). Nothing you sent was saved; "
+    "send it again in a few seconds.",
 }
 # For the pages: a heading, and what the visitor can do about it.
 PAGES = {
@@ -31,7 +43,12 @@ PAGES = {
     404: ("Not found", "The address may be mistyped, or the game, player or club was removed or is private."),
     413: ("Too large", "Send less at once: a request may carry at most 2.5 MB."),
     500: ("Something went wrong", "Try again in a moment; if it keeps happening, tell the site's owner."),
+    503: ("Try again in a moment", "Go back and send it again: a hand sent twice with the same form is saved once."),
 }
+# Seconds a client waits before sending again: a database restart or failover takes a few.
+RETRY_AFTER_SECONDS = 2
+
+logger = logging.getLogger(__name__)
 
 
 def _is_api(request: HttpRequest) -> bool:
@@ -72,7 +89,42 @@ def page_not_found(request, exception=None):
     return _answer(request, 404, _message(exception, 404))
 
 
+def is_connection_lost(exception) -> bool:
+    """A database error that a new connection cures (OperationalError / InterfaceError), not a bug."""
+    return isinstance(exception, (OperationalError, InterfaceError))
+
+
+def database_unavailable(request) -> HttpResponse:
+    """503 with Retry-After; rendered without the request's context (it would touch the database)."""
+    # Drop the broken connection now, so the next request of this thread opens a new one even
+    # where Django's request_finished check does not run (the test client).
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is not None and not connection.is_usable():
+            connection.close()
+    if _is_api(request):
+        response = JsonResponse(problem(None, MESSAGES[503]), status=503)
+    else:
+        heading, advice = PAGES[503]
+        context = {"heading": heading, "message": MESSAGES[503], "advice": advice}
+        response = HttpResponse(render_to_string("errors/page.html", context), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+class DatabaseUnavailableMiddleware(MiddlewareMixin):
+    """A view that lost its database connection answers 503 with Retry-After, never a 500."""
+
+    def process_exception(self, request, exception):
+        if is_connection_lost(exception):
+            logger.warning("database connection lost during %s %s: %s", request.method, request.path, exception)
+            return database_unavailable(request)
+        return None
+
+
 def server_error(request):
+    # A lost connection outside a view (a middleware reading the session or the user).
+    if is_connection_lost(sys.exc_info()[1]):
+        return database_unavailable(request)
     if _is_api(request):
         return JsonResponse(problem(None, MESSAGES[500]), status=500)
     # Rendered without the request: the failure may be the database, which the

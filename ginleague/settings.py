@@ -109,7 +109,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "servestatic.middleware.ServeStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -118,6 +118,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A lost database connection: 503 with Retry-After (ginleague/errors.py).
+    "ginleague.errors.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: turns a locked-out sign-in into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -203,18 +205,18 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
-# In production whitenoise serves collected, compressed files with far-future
-# cache headers (hashed names); locally (DEBUG on or off) it serves static/ as it
-# is, so `make run` needs no collectstatic.
+# servestatic (whitenoise's fork that also speaks ASGI, as `make run` serves) sends the static
+# files. In production: collected, compressed files with far-future cache headers (hashed names);
+# locally (DEBUG on or off) static/ as it is, so `make run` needs no collectstatic.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "servestatic.storage.CompressedManifestStaticFilesStorage"
         if SERVED_PUBLICLY
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
-WHITENOISE_USE_FINDERS = not SERVED_PUBLICLY
+SERVESTATIC_USE_FINDERS = not SERVED_PUBLICLY
 
 # Content Security Policy: everything from our own origin, no inline script.
 SECURE_CSP = {
@@ -228,6 +230,9 @@ SECURE_CSP = {
     "base-uri": [CSP.SELF],
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
+    # The offline app (issue 14): its service worker and manifest come from our own origin only.
+    "worker-src": [CSP.SELF],
+    "manifest-src": [CSP.SELF],
 }
 
 SESSION_COOKIE_HTTPONLY = True
@@ -303,6 +308,8 @@ if os.environ.get("EMAIL_HOST"):
     }
 else:
     MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+    # E-mail is optional: a public site without EMAIL_HOST logs its e-mail instead of failing `check --deploy`.
+    SILENCED_SYSTEM_CHECKS = ["mail.E001"]
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "GinLeague <ginleague@localhost>")
 SITE_URL = os.environ.get("SITE_URL", "").rstrip("/") or (
     f"https://{ALLOWED_HOSTS[0].lstrip('.')}" if SERVED_PUBLICLY else "http://127.0.0.1:8000"

@@ -349,6 +349,25 @@ class CorrectionForm(HandForm):
         return (getattr(self, "cleaned_data", {}).get("reason") or self.data.get("reason") or "").strip()
 
 
+class RemovalForm(forms.Form):
+    """Why a hand is removed (kept in the game's history; a confirmed result needs it)."""
+
+    reason = forms.CharField(
+        label="Reason for the removal",
+        required=False,
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Optional; required when the result was already confirmed. Shown in the game's history.",
+    )
+
+    def add_refusal(self, field: str, message: str) -> None:
+        """Attach a service refusal (HandRefused) to the reason box, or to the form."""
+        if field == "reason":
+            self.add_error("reason", refusal_text(self.fields["reason"].label, message))
+        else:
+            self.add_error(None, message)
+
+
 def as_form_data(initial: dict[str, Any]) -> QueryDict:
     """Initial values as if posted (lists stay lists), to bind a form to a stored hand."""
     data = QueryDict(mutable=True)

@@ -414,8 +414,9 @@ def hand_preview(
     knocker_deadwood: int | None = None,
     defender_deadwood: int | None = None,
     upcard: str | None = None,
+    cards: Any = None,
 ) -> HandResult:
-    """What the next hand would score, without storing anything."""
+    """What the next hand would score, without storing anything (refused as ``hand_record`` would refuse it)."""
     values = _clean_facts(
         game,
         ending=ending,
@@ -427,9 +428,11 @@ def hand_preview(
     if "hands" in getattr(game, "_prefetched_objects_cache", {}):  # the page loaded them already
         stored = sorted(game.hands.all(), key=lambda hand: hand.number)
     else:
-        stored = game.hands.order_by("number")
+        stored = list(game.hands.order_by("number"))
     facts = [_facts_of(hand) for hand in stored]
-    return _score(game, [*facts, _facts_from(values)]).hands[-1]
+    result = _score(game, [*facts, _facts_from(values)]).hands[-1]
+    _checked_cards(game, values, cards, number=len(stored) + 1)
+    return result
 
 
 def hand_record(
@@ -574,6 +577,7 @@ def hand_edit_preview(
     knocker_deadwood: int | None = None,
     defender_deadwood: int | None = None,
     upcard: str | None = None,
+    cards: Any = None,
 ) -> tuple[HandResult, list[Change]]:
     """What correcting ``hand`` would score, and every total and later hand it would move; nothing is stored."""
     game = hand.game
@@ -588,6 +592,7 @@ def hand_edit_preview(
     hands = list(game.hands.order_by("number"))
     before = _score(game, [_facts_of(other) for other in hands])
     after = _score(game, [_facts_from(values) if other.pk == hand.pk else _facts_of(other) for other in hands])
+    _checked_cards(game, values, cards, number=hand.number)
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     changes = [
         Change(f"Hand {other.number}", _describe_hand(old, names), _describe_hand(new, names))
@@ -613,6 +618,10 @@ def hand_edit_preview(
 
 
 def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Change]:
+    # Removing a hand corrects the result as much as editing one: the same rule as hand_edit.
+    reason = reason.strip()
+    if game.league_status == "confirmed" and not reason:
+        raise HandRefused(field="reason", hand=hand.number, message=CONFIRMED_NEEDS_REASON)
     audit_record(
         game=game,
         actor=actor,
@@ -637,7 +646,10 @@ def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Cha
 
 
 def hand_remove(*, hand: Hand, removed_by=None, reason: str = "") -> list[Change]:
-    """Remove any hand; later hands move up one and everything is recomputed."""
+    """Remove any hand; later hands move up one and everything is recomputed.
+
+    ``reason`` goes in the audit trail; removing a hand from a confirmed league result needs one.
+    """
     with transaction.atomic():
         game = _lock(hand.game)
         stored = Hand.objects.get(pk=hand.pk, game=game)
@@ -646,14 +658,14 @@ def hand_remove(*, hand: Hand, removed_by=None, reason: str = "") -> list[Change
     return changes
 
 
-def hand_remove_last(*, game: Game, removed_by=None) -> Hand | None:
-    """Undo: remove the last hand recorded. Returns the removed hand (unsaved copy)."""
+def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand | None:
+    """Undo: remove the last hand recorded (a reason as for hand_remove). Returns the removed hand (unsaved copy)."""
     with transaction.atomic():
         locked = _lock(game)
         last = locked.hands.order_by("-number").first()
         if last is None:
             raise HandRefused(field="number", message="There is no hand to undo.")
-        _remove(locked, last, actor=removed_by)
+        _remove(locked, last, actor=removed_by, reason=reason)
     _refresh(game, locked)
     return last
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring import views
+from scoring import pwa, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -18,4 +18,7 @@ urlpatterns = [
     path("games/<int:pk>/hands/<int:number>/remove/", views.hand_remove, name="hand_remove"),
     path("games/<int:pk>/again/", views.play_again, name="play_again"),
     path("players/merge/", views.player_merge, name="player_merge"),
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
+    path("waiting/", pwa.offline_waiting, name="offline_waiting"),
 ]

@@ -33,6 +33,7 @@ from scoring.forms import (
     HandForm,
     NewGameForm,
     PlayerMergeForm,
+    RemovalForm,
     as_form_data,
     hand_initial,
     new_game_initial,
@@ -202,10 +203,12 @@ DEADWOOD_BOXES = ("knocker_deadwood", "defender_deadwood")
 
 
 def _with_cards(form: HandForm, worked: Worked | None, game: Game, rules) -> HandForm:
-    """The form again, its deadwood boxes filled from the cards (emptied while the cards are unfinished).
+    """The form again, its deadwood boxes filled with the cards' best play (emptied while the cards are unfinished).
 
-    What was typed is kept aside (``typed_*``) while the cards are on, and comes back into
-    empty boxes when they are put away: switching never drops what was typed.
+    A box the player changed keeps their figure (play need not be the best; the services
+    check it against the cards): the app fills only a box that is empty or still holds what
+    it filled last (``filled_*``). What was typed is kept aside (``typed_*``) while the cards
+    are on, and comes back into empty boxes when they are put away: switching never drops it.
     """
     if not form.is_bound:
         return form
@@ -219,11 +222,13 @@ def _with_cards(form: HandForm, worked: Worked | None, game: Game, rules) -> Han
         filled = type(form)(data, game=game, rules=rules)
         filled.is_valid()
         return filled
-    if data.get("action") == "cards_on":
-        for name in DEADWOOD_BOXES:
+    turning_on = data.get("action") == "cards_on"
+    for name, best in zip(DEADWOOD_BOXES, (worked.knocker_deadwood, worked.defender_deadwood), strict=True):
+        if turning_on:
             data[f"typed_{name}"] = data.get(name, "")
-    data["knocker_deadwood"] = "" if worked.knocker_deadwood is None else str(worked.knocker_deadwood)
-    data["defender_deadwood"] = "" if worked.defender_deadwood is None else str(worked.defender_deadwood)
+        value = data.get(name, "").strip()
+        if turning_on or not value or value == data.get(f"filled_{name}", ""):
+            data[name] = data[f"filled_{name}"] = "" if best is None else str(best)
     filled = type(form)(data, game=game, rules=rules)  # a correction keeps its reason
     filled.is_valid()
     filled.worked = worked
@@ -276,16 +281,17 @@ def hand_cards(request, game: Game):
     live = bool(request.POST.get("live"))
     action = request.POST.get("action")
     form = _with_cards(form, _card_work(form, rules), game, rules)
+    worked = getattr(form, "worked", None)
+    text, ok, changes = "", False, []
+    if action == "cards_off" or (worked is not None and worked.complete):
+        # Also checks figures the player changed against the cards: a refusal shows next to its box.
+        text, ok, changes = _preview_text(form, game, hand=hand, live=True)
     context = {"form": form, "game": game, "hand": hand, "live": live, **_card_context(form, game)}
     if action in ("cards_on", "cards_off"):
         response = render(request, "scoring/_hand_fields.html#fields", context)
     else:
         response = render(request, "scoring/_hand_fields.html#worked", context)
     if live:  # the preview follows: empty until the cards are complete, the typed hand's when they are put away
-        worked = getattr(form, "worked", None)
-        text, ok, changes = "", False, []
-        if action == "cards_off" or (worked is not None and worked.complete):
-            text, ok, changes = _preview_text(form, game, hand=hand, live=True)
         preview = render(
             request,
             "scoring/game.html#preview",
@@ -330,14 +336,18 @@ def _preview_text(
         return " ".join(errors), False, []
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     changes = []
+    worked = getattr(form, "worked", None)
+    cards = worked.cards if worked is not None and worked.complete else None  # the figures must fit them
     try:
         if hand is None:
-            result = services.hand_preview(game=game, **form.facts())
+            result = services.hand_preview(game=game, **form.facts(), cards=cards)
         else:
-            result, changes = services.hand_edit_preview(hand=hand, **form.facts())
+            result, changes = services.hand_edit_preview(hand=hand, **form.facts(), cards=cards)
     except HandRefused as refusal:
         if live and _left_blank(form, refusal.field):
             return "", False, []
+        if cards is not None and refusal.field in DEADWOOD_BOXES:  # what the cards allow, next to the box too
+            form.add_refusal(refusal.field, refusal.message_text)
         label = HAND_FIELD_LABELS.get(refusal.field, refusal.field.replace("_", " ").capitalize())
         return refusal_text(label, refusal.message_text), False, []
     return describe_result(result, names, hollywood=game.is_hollywood), True, changes
@@ -444,10 +454,16 @@ def hand_undo(request, game: Game):
     hand = _hand_of(game, number)
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     try:
-        changes = services.hand_remove(hand=hand, removed_by=request.user)
+        changes = services.hand_remove(
+            hand=hand, removed_by=request.user, reason=request.POST.get("reason", "")[:500]
+        )
     except Hand.DoesNotExist:
         messages.error(request, "Hand number: that hand was already removed; nothing was undone.")
         return redirect("game", pk=game.pk)
+    except HandRefused as refusal:
+        # A confirmed result: the removal page has the box to say why.
+        messages.error(request, refusal_text("Reason for the removal", refusal.message_text))
+        return redirect("hand_remove", pk=game.pk, number=number)
     _report_changes(request, f"Undid hand {number} ({_hand_words(hand, names)[:-1]}).", changes)
     return redirect("game", pk=game.pk)
 
@@ -487,7 +503,11 @@ def hand_edit(request, game: Game, number: int):
         if form.card_mode and hand.cards:  # show the stored hand's melds straight away
             form = CorrectionForm(as_form_data(initial), game=game, rules=rules)
             form.is_valid()
-            form = _with_cards(form, _card_work(form, rules), game, rules)
+            worked = _card_work(form, rules)
+            if worked is not None:  # a stored figure that was the best play follows the cards; another stays put
+                for name, best in zip(DEADWOOD_BOXES, (worked.knocker_deadwood, worked.defender_deadwood), strict=True):
+                    form.data[f"filled_{name}"] = "" if best is None else str(best)
+            form = _with_cards(form, worked, game, rules)
     context = {"game": game, "hand": hand, "form": form, "rules": rules, "live": True, **_card_context(form, game)}
     return render(request, "scoring/hand_edit.html", context, status=status)
 
@@ -497,16 +517,31 @@ def hand_edit(request, game: Game, number: int):
 def hand_remove(request, game: Game, number: int):
     hand = _hand_of(game, number)
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    form = RemovalForm(request.POST or None)
+    status = 200
     if request.method == "POST":
-        try:
-            changes = services.hand_remove(hand=hand, removed_by=request.user)
-        except Hand.DoesNotExist:
-            messages.error(request, "Hand number: that hand was already removed.")
-        else:
-            _report_changes(request, f"Hand {number} removed; later hands moved up one.", changes)
-        return redirect("game", pk=game.pk)
-    context = {"game": game, "hand": hand, "words": _hand_words(hand, names), "later": game.hand_count - number}
-    return render(request, "scoring/hand_remove.html", context)
+        if form.is_valid():
+            try:
+                changes = services.hand_remove(
+                    hand=hand, removed_by=request.user, reason=form.cleaned_data["reason"]
+                )
+            except Hand.DoesNotExist:
+                messages.error(request, "Hand number: that hand was already removed.")
+                return redirect("game", pk=game.pk)
+            except HandRefused as refusal:
+                form.add_refusal(refusal.field, refusal.message_text)
+            else:
+                _report_changes(request, f"Hand {number} removed; later hands moved up one.", changes)
+                return redirect("game", pk=game.pk)
+        status = 422
+    context = {
+        "game": game,
+        "hand": hand,
+        "form": form,
+        "words": _hand_words(hand, names),
+        "later": game.hand_count - number,
+    }
+    return render(request, "scoring/hand_remove.html", context, status=status)
 
 
 # --- merging player records ------------------------------------------------

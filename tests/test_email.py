@@ -149,8 +149,8 @@ def test_a_refused_or_rolled_back_write_sends_nothing(mailoutbox, django_capture
     season = two_player_season(cast)
     game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.player)
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError), transaction.atomic():
-            services.hand_record(game=game, recorded_by=cast.player, **gin(cast.player_of(cast.player)))
-            raise RuntimeError("the request failed after the hand")  # e.g. a later step of the same request
+        services.hand_record(game=game, recorded_by=cast.player, **gin(cast.player_of(cast.player)))
+        raise RuntimeError("the request failed after the hand")  # e.g. a later step of the same request
     assert mailoutbox == []
     game.refresh_from_db()
     assert not game.over
@@ -193,7 +193,9 @@ def test_send_reminders_emails_fixtures_due_by_tomorrow_or_overdue_once_a_day(
     assert mailoutbox == []  # due in three days: not yet
 
     league.fixtures_set_due(season=season, round=1, due_on=today + datetime.timedelta(days=1))
-    call_command("send_reminders", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("send_reminders", stdout=out)
+    assert out.getvalue().strip() == "2 reminder e-mails sent."
     assert sent_to(mailoutbox) == sorted([cast.player.email, cast.rival.email])
     season_link = SITE + reverse("league:season", args=[cast.club.slug, season.pk])
     for message in mailoutbox:

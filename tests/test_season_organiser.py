@@ -172,6 +172,85 @@ def test_service_refuses_an_unexplained_correction_of_a_confirmed_result(season_
     assert refused.value.field == "reason"
 
 
+# Removing a hand is a correction too: same reason, same rule.
+
+
+def test_removing_a_hand_keeps_its_reason_in_the_audit_trail(client, season_game):
+    cast, season, game = season_game
+    client.force_login(cast.player)
+    remove = reverse("hand_remove", args=[game.pk, 1])
+    assert 'name="reason"' in client.get(remove).content.decode()
+    response = client.post(remove, {"reason": "Recorded twice by mistake."})
+    assert response.status_code == 302
+    assert not game.hands.exists()
+    assert FactChange.objects.get(game=game, action="hand_removed").comment == "Recorded twice by mistake."
+    assert "Recorded twice by mistake." in client.get(reverse("league:game", args=[game.pk])).content.decode()
+
+
+def test_removing_a_hand_of_a_confirmed_result_needs_a_reason_on_the_page(client, season_game):
+    cast, season, game = season_game
+    league.game_confirm(game=game, confirmed_by=cast.rival)
+    client.force_login(cast.admin)
+    remove = reverse("hand_remove", args=[game.pk, 1])
+    response = client.post(remove, {"reason": "  "})
+    assert response.status_code == 422
+    text = response.content.decode()
+    assert "Reason for the removal:" in text and 'name="reason"' in text
+    assert game.hands.count() == 1  # nothing removed
+    response = client.post(remove, {"reason": "Hand belonged to another game."})
+    assert response.status_code == 302 and not game.hands.exists()
+    assert FactChange.objects.get(game=game, action="hand_removed").comment == "Hand belonged to another game."
+
+
+def test_undo_on_a_confirmed_result_asks_for_a_reason_first(client, season_game):
+    cast, season, game = season_game
+    league.game_confirm(game=game, confirmed_by=cast.rival)
+    client.force_login(cast.admin)
+    response = client.post(reverse("hand_undo", args=[game.pk]), {"number": 1})
+    assert response.status_code == 302 and response["Location"] == reverse("hand_remove", args=[game.pk, 1])
+    assert game.hands.count() == 1
+    page = client.get(response["Location"]).content.decode()
+    assert "This result was confirmed: say why" in page
+
+
+def test_removing_a_hand_of_a_confirmed_result_needs_a_reason_in_the_api(client, season_game):
+    cast, season, game = season_game
+    league.game_confirm(game=game, confirmed_by=cast.rival)
+    client.force_login(cast.admin)
+    hand = game.hands.get(number=1)
+    url = f"/api/games/{game.pk}/hands/{hand.pk}/"
+    response = client.delete(url)
+    assert response.status_code == 400 and response.json()["field"] == "reason"
+    assert game.hands.count() == 1
+    response = client.delete(url + "?reason=Entered+in+the+wrong+game.")
+    assert response.status_code == 200 and not game.hands.exists()
+    assert FactChange.objects.get(game=game, action="hand_removed").comment == "Entered in the wrong game."
+
+
+def test_api_delete_takes_the_reason_in_a_json_body_too(client, season_game):
+    cast, season, game = season_game
+    client.force_login(cast.player)
+    hand = game.hands.get(number=1)
+    response = client.delete(
+        f"/api/games/{game.pk}/hands/{hand.pk}/", {"reason": "Duplicate."}, content_type="application/json"
+    )
+    assert response.status_code == 200
+    assert FactChange.objects.get(game=game, action="hand_removed").comment == "Duplicate."
+
+
+@pytest.mark.parametrize("remove", ["hand_remove", "hand_remove_last"])
+def test_service_refuses_an_unexplained_removal_from_a_confirmed_result(season_game, remove):
+    cast, season, game = season_game
+    league.game_confirm(game=game, confirmed_by=cast.rival)
+    target = {"hand": game.hands.get(number=1)} if remove == "hand_remove" else {"game": game}
+    with pytest.raises(services.HandRefused) as refused:
+        getattr(services, remove)(removed_by=cast.admin, reason=" ", **target)
+    assert refused.value.field == "reason"
+    assert game.hands.count() == 1
+    getattr(services, remove)(removed_by=cast.admin, reason="Wrong game.", **target)
+    assert not game.hands.exists()
+
+
 # --- 4. a refused page says why, in the site's layout ------------------------------------------------
 
 

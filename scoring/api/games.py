@@ -6,7 +6,13 @@ from __future__ import annotations
 from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -425,8 +431,15 @@ class HandDetailView(_HandViewBase):
     @extend_schema(
         operation_id="games_hands_destroy",
         summary="Remove a hand",
-        description="Later hands move up one and everything is recomputed. The response carries the game.",
-        parameters=[IDEMPOTENCY_KEY],
+        description="Later hands move up one and everything is recomputed. The response carries the game. "
+        "An optional `reason` (kept in the audit trail; required when the game is a confirmed league result, "
+        "else 400 naming `reason`) goes in the query string or in a JSON body.",
+        request=s.HandRemoveSerializer,
+        parameters=[
+            IDEMPOTENCY_KEY,
+            OpenApiParameter("reason", str, OpenApiParameter.QUERY, required=False,
+                             description="Why the hand is removed (as the JSON body's `reason`)."),
+        ],
         responses={200: s.HandRemovedSerializer, **WRITE_ERRORS},
     )
     def delete(self, request, game_pk, pk):
@@ -434,7 +447,12 @@ class HandDetailView(_HandViewBase):
         hand = self.get_hand(game, pk)
 
         def perform():
-            changes = services.hand_remove(hand=hand, removed_by=request.user)
+            # Some HTTP clients send no body with DELETE: the query string carries the reason just as well.
+            data = request.data if "reason" in request.data else request.query_params
+            serializer = s.HandRemoveSerializer(data=data)
+            serializer.is_valid(raise_exception=True)
+            reason = serializer.validated_data.get("reason", "")
+            changes = services.hand_remove(hand=hand, removed_by=request.user, reason=reason)
             body = {"game": self.detail(game), "changes": s.ChangeSerializer(changes, many=True).data}
             return Response(body)
 

@@ -58,7 +58,8 @@ def _request_hash(request) -> str:
     if hasattr(data, "lists"):  # a form body (QueryDict): keep every value
         data = dict(data.lists())
     body = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=True)
-    return hashlib.sha256(f"{request.method}\n{request.path}\n{body}".encode()).hexdigest()
+    # The full path: a query string (e.g. DELETE's ``reason``) is part of what was asked.
+    return hashlib.sha256(f"{request.method}\n{request.get_full_path()}\n{body}".encode()).hexdigest()
 
 
 def _replay(stored: IdempotentRequest, request_hash: str) -> Response:

@@ -247,6 +247,16 @@ class HandEditedSerializer(serializers.Serializer):
     changes = ChangeSerializer(many=True)
 
 
+class HandRemoveSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=500,
+        help_text="Why the hand is removed (kept in the game's audit trail); required when the game is a "
+        "confirmed league result. Send it as the `reason` query parameter or in a JSON body.",
+    )
+
+
 class HandRemovedSerializer(serializers.Serializer):
     game = GameDetailSerializer()
     changes = ChangeSerializer(many=True)

@@ -1,0 +1,96 @@
+"""The installable app: the web app manifest, the service worker (served from the site root) and the waiting page."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+
+from django.contrib.staticfiles import finders
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+THEME_COLOUR = "#166534"
+
+# What the service worker keeps from its first run: enough to open any cached page offline and score on it.
+SHELL_STATIC = [
+    "css/site.css",
+    "css/league.css",
+    "css/print.css",
+    "css/offline.css",
+    "js/site.js",
+    "js/offline.js",
+    "js/engine.js",
+    "django_htmx/htmx-2.min.js",
+    "icons/icon-192.png",
+    "icons/icon-512.png",
+]
+
+
+@require_safe
+def manifest(request):
+    """The web app manifest: "Add to home screen" opens the home page full screen."""
+    icons = [
+        {"src": static("icons/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+        {"src": static("icons/icon-512.png"), "sizes": "512x512", "type": "image/png"},
+        {"src": static("icons/maskable-512.png"), "sizes": "512x512", "type": "image/png", "purpose": "maskable"},
+    ]
+    body = {
+        "name": "GinLeague",
+        "short_name": "GinLeague",
+        "description": "Score gin rummy at the table, with or without a network.",
+        "id": reverse("home"),
+        "start_url": reverse("home"),
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#faf7f0",
+        "theme_color": THEME_COLOUR,
+        "icons": icons,
+    }
+    response = JsonResponse(body, content_type="application/manifest+json")
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+@cache
+def _worker_source() -> str:
+    path = finders.find("js/sw.js")
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _shell_urls() -> list[str]:
+    urls = []
+    for name in SHELL_STATIC:
+        try:
+            urls.append(static(name))
+        except ValueError:  # not collected (a manifest storage without this file): the worker fetches it later
+            continue
+    return [*urls, reverse("offline_waiting"), reverse("manifest")]
+
+
+@require_safe
+@never_cache
+def service_worker(request):
+    """The service worker, from the site root so that its scope is every page.
+
+    Its cache name carries a hash of its own source and the shell's (hashed) URLs,
+    so a new release replaces the old cache.
+    """
+    shell = _shell_urls()
+    source = _worker_source()
+    version = hashlib.sha256((source + "\n".join(shell)).encode()).hexdigest()[:12]
+    config = json.dumps({"version": version, "shell": shell, "offline": reverse("offline_waiting")})
+    response = HttpResponse(f"self.GINLEAGUE = {config};\n{source}", content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "no-cache, no-store, must-revalidate"
+    return response
+
+
+@require_safe
+def offline_waiting(request):
+    """What this phone holds that the server has not yet stored (filled in by static/js/offline.js)."""
+    return render(request, "scoring/offline_waiting.html")

@@ -1,0 +1,97 @@
+/*
+ * GinLeague's service worker (issue 14). Served by scoring/pwa.py at /sw.js, so its scope is the
+ * whole site; the view puts `self.GINLEAGUE = {version, shell, offline}` above this file.
+ *
+ * - The app shell (CSS, JS with the offline scorer, icons, the waiting page) is cached on install.
+ * - Pages are network first: each page seen online is kept (the scoresheet of every game opened
+ *   on this phone), and served from the cache when the network is down.
+ * - A game's API answer (GET /api/games/<id>/) is kept the same way: the offline scorer needs its facts.
+ * - Static files are cache first (their names change with their content in production).
+ * Writes (POST, PUT, PATCH, DELETE) are never touched: offline.js queues them.
+ */
+/* global self, caches, fetch, Response, URL */
+(function () {
+  "use strict";
+  var CONFIG = self.GINLEAGUE || { version: "dev", shell: [], offline: "/waiting/" };
+  var SHELL = "ginleague-shell-" + CONFIG.version;
+  var PAGES = "ginleague-pages";  // kept across releases: the last-seen sheets are the phone's, not the release's
+
+  self.addEventListener("install", function (event) {
+    event.waitUntil(caches.open(SHELL).then(function (cache) {
+      return Promise.all(CONFIG.shell.map(function (url) {
+        return cache.add(new Request(url, { cache: "reload" })).catch(function () { return null; });
+      }));
+    }).then(function () { return self.skipWaiting(); }));
+  });
+
+  self.addEventListener("activate", function (event) {
+    event.waitUntil(caches.keys().then(function (names) {
+      return Promise.all(names.filter(function (name) {
+        return name.indexOf("ginleague-shell-") === 0 && name !== SHELL;
+      }).map(function (name) { return caches.delete(name); }));
+    }).then(function () { return self.clients.claim(); }));
+  });
+
+  function isStatic(url) { return url.pathname.indexOf("/static/") === 0; }
+  function isGameApi(url) { return /^\/api\/games\/\d+\/$/.test(url.pathname); }
+  function isKeptPage(request, url) {
+    if (request.mode !== "navigate") { return false; }
+    // Not the sign-in, admin or export pages: they are no use offline.
+    return !/^\/(admin|login|logout|api)\//.test(url.pathname);
+  }
+
+  function networkFirst(request, keep) {
+    return fetch(request).then(function (response) {
+      if (response.ok && response.type === "basic" && !response.redirected) {
+        var copy = response.clone();
+        caches.open(PAGES).then(function (cache) { cache.put(keep || request, copy); });
+      }
+      return response;
+    }).catch(function () {
+      return caches.match(keep || request, { ignoreSearch: false }).then(function (hit) {
+        if (hit) { return hit; }
+        if (request.mode === "navigate") {
+          return caches.match(CONFIG.offline).then(function (page) {
+            return page || new Response("You are offline and this page was not opened on this phone before.",
+              { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+          });
+        }
+        return Response.error();
+      });
+    });
+  }
+
+  function cacheFirst(request) {
+    return caches.match(request).then(function (hit) {
+      return hit || fetch(request).then(function (response) {
+        if (response.ok) {
+          var copy = response.clone();
+          caches.open(SHELL).then(function (cache) { cache.put(request, copy); });
+        }
+        return response;
+      });
+    });
+  }
+
+  self.addEventListener("fetch", function (event) {
+    var request = event.request;
+    if (request.method !== "GET") { return; }
+    var url = new URL(request.url);
+    if (url.origin !== self.location.origin) { return; }
+    if (isStatic(url)) { event.respondWith(cacheFirst(request)); return; }
+    if (isGameApi(url)) { event.respondWith(networkFirst(request, url.origin + url.pathname)); return; }
+    if (isKeptPage(request, url)) {
+      // htmx requests are fragments: never stand in for a whole page.
+      if (request.headers.get("HX-Request")) { return; }
+      event.respondWith(networkFirst(request, url.origin + url.pathname + url.search));
+    }
+  });
+
+  // A page asks to keep its own scoresheet (opened before the worker took control).
+  self.addEventListener("message", function (event) {
+    var data = event.data || {};
+    if (data.type === "keep" && data.url) {
+      caches.open(PAGES).then(function (cache) { return cache.add(data.url); }).catch(function () { return null; });
+    }
+  });
+})();
