@@ -83,9 +83,11 @@ pytest: $(STAMP) browser
 	$(VENV)/bin/pytest -n auto --durations=10 $(PYTEST_ARGS)
 
 # The deep pass: many more generated records, schema cases and solver situations than `make test`.
-fuzz: $(STAMP)
+fuzz: $(STAMP) browser
 	GINLEAGUE_FUZZ=deep $(VENV)/bin/pytest -n auto -m "not browser" $(PYTEST_ARGS) \
 	  tests/test_api_schemathesis.py tests/test_properties.py tests/test_melds.py tests/test_cards_facts.py tests/test_vectors.py
+	# The offline scorer (static/js/engine.js) against the engine on many more random records, in Chromium.
+	GINLEAGUE_FUZZ=deep $(VENV)/bin/pytest $(PYTEST_ARGS) tests/browser/test_offline_scorer.py -k random_records
 
 test: lint pytest
 

@@ -117,6 +117,9 @@ def in_process(samples: int = 150) -> None:
           f"p95 {percentile(times, 0.95):.1f} ms over {len(times)} hands")  # fmt: skip
 
 
+SENT_AGAIN: Counter = Counter()  # answers that made a phone send again, by status
+
+
 class Phone:
     def __init__(self, port: int, token: str):
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -126,16 +129,22 @@ class Phone:
         payload = json.dumps(body)
         headers = {"Authorization": f"Token {self.token}", "Content-Type": "application/json", "Idempotency-Key": key}
         started = time.perf_counter()
-        for attempt in range(2):
+        for attempt in range(40):  # a 503, 502 or no answer (a fault): send again, same key
             try:
                 self.connection.request("POST", path, payload, headers)
                 response = self.connection.getresponse()
                 data = response.read()
-                break
             except (http.client.HTTPException, OSError):
-                self.connection.close()  # a closed keep-alive connection: send again (same key)
-                if attempt:
+                self.connection.close()  # a closed keep-alive connection or a killed worker
+                SENT_AGAIN["no answer"] += 1
+                if attempt == 39:
                     raise
+                time.sleep(0.1)
+                continue
+            if response.status not in (502, 503, 504):
+                break
+            SENT_AGAIN[response.status] += 1
+            time.sleep(0.2)
         elapsed = (time.perf_counter() - started) * 1000
         replayed = response.getheader("Idempotent-Replayed") == "true"
         return response.status, (json.loads(data) if data else {}), elapsed, replayed
@@ -193,11 +202,26 @@ def serve(workers: int) -> tuple[subprocess.Popen, int]:
     raise SystemExit("the server did not start")
 
 
+def inject_faults(server: subprocess.Popen, seconds: float) -> None:
+    """The two faults of issue 15: a database failover (every connection cut), then a worker killed."""
+    from tests.load_faults import kill_a_worker
+
+    time.sleep(seconds / 3)
+    psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{DB_NAME}' "
+         "AND pid <> pg_backend_pid()")  # fmt: skip
+    print(f"  fault: every connection to {DB_NAME} terminated at {seconds / 3:.0f} s")
+    time.sleep(seconds / 6)
+    print(f"  fault: worker {kill_a_worker(server)} killed (SIGKILL) at {seconds / 2:.0f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--hands", type=int, default=3000, help="at most this many hands in all")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--faults", action="store_true",
+                        help="a third of the way in, terminate every PostgreSQL connection of the app; half-way, "
+                        "SIGKILL one server worker (uvicorn starts another)")  # fmt: skip
     options = parser.parse_args()
 
     psql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
@@ -224,6 +248,8 @@ def main() -> None:
             budget = {"left": options.hands, "lock": threading.Lock()}
             started = time.monotonic()
             deadline = started + options.seconds
+            if options.faults:
+                threading.Thread(target=inject_faults, args=(server, options.seconds), daemon=True).start()
             threads = [
                 threading.Thread(target=drive, args=(n, table, port, deadline, budget, record))
                 for n, table in enumerate(tables)
@@ -269,7 +295,8 @@ def report(results: list, wall: float, workers: int) -> None:
           f"({len(results)} requests = {len(results) / wall:.1f} requests/s)")  # fmt: skip
     print(f"  latency per request: p50 {statistics.median(times):.0f} ms, p95 {percentile(times, 0.95):.0f} ms, "
           f"max {max(times):.0f} ms")  # fmt: skip
-    print(f"  status counts: {dict(sorted(statuses.items()))}, replayed: {replays}")
+    print(f"  status counts: {dict(sorted(statuses.items()))}, replayed: {replays}, "
+          f"sent again after: {dict(SENT_AGAIN)}")  # fmt: skip
     print(f"  lost: {lost}, doubled: {doubled}")
 
 

@@ -28,10 +28,20 @@ def _is_user(user) -> bool:
 
 
 def player_of(user) -> Player | None:
-    """The player record linked to ``user`` (None for anonymous or a user who has none)."""
+    """The player record linked to ``user`` (None for anonymous or a user who has none).
+
+    Remembered on the user object (one request) once found, as ``club_role`` does: a page asks
+    once per fixture or game it shows. A user without one is asked again, so a record linked
+    later in the same request (accepting an invitation) is found.
+    """
     if not _is_user(user):
         return None
-    return Player.objects.filter(user=user).first()
+    player = getattr(user, "_player_of", None)
+    if player is None:
+        player = Player.objects.filter(user=user).first()
+        if player is not None:
+            user._player_of = player
+    return player
 
 
 def club_role(user, club: Club) -> str | None:
@@ -189,8 +199,23 @@ def invitation_create(
     return invitation
 
 
+def _only_a_name(player: Player) -> bool:
+    """Nothing refers to ``player``: no game, hand, season, membership or anything else, whatever app holds it.
+
+    Asked of every relation Django knows (players must not import scoring), so a record anything uses is kept.
+    """
+    for relation in Player._meta.get_fields(include_hidden=True):
+        is_reverse = relation.auto_created and not relation.concrete  # another model points here
+        if is_reverse and relation.related_model._base_manager.filter(**{relation.field.name: player}).exists():
+            return False
+    return True
+
+
 def invitation_accept(*, invitation: Invitation, user) -> Membership:
-    """Join the club (or claim the guest's record) with ``user``'s account."""
+    """Join the club (or claim the guest's record) with ``user``'s account.
+
+    Claiming a guest's record replaces the account's own record only if that is nothing but a name.
+    """
     if not _is_user(user):
         raise ValidationError({"user": "Log in to accept an invitation."})
     with transaction.atomic():
@@ -202,6 +227,11 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
             guest = Player.objects.select_for_update().get(pk=invitation.player_id)
             if guest.user_id is not None:
                 raise ValidationError({"player": f"{guest.name}'s record has already been claimed."})
+            if own is not None and own.pk != guest.pk and _only_a_name(own):
+                # E.g. "Your name at the table" typed at sign-up from this very invitation: that record
+                # is nothing yet, and the person is the guest the club knows; keep the guest's record.
+                own.delete()
+                own = None
             if own is not None and own.pk != guest.pk:
                 raise ValidationError(
                     {

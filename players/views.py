@@ -8,13 +8,13 @@ from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from players.forms import EmailSettingsForm, SignUpForm, SiteSettingsForm
 from players.mail import wants_email
-from players.models import Player, SiteSettings
+from players.models import Invitation, Player, SiteSettings
 from players.services import account_email_set
 from players.tokens import token_create, token_for, token_revoke
 
@@ -80,13 +80,32 @@ def signup(request):
         return render(request, "registration/signup_closed.html", status=403)
     form = SignUpForm(request.POST if request.method == "POST" else None)
     next_page = safe_next(request)  # e.g. the club invitation that sent them here
+    claimed = _claimed_by_invitation(next_page)
+    if claimed is not None:  # they will play as the club's record of them: no second name to make up
+        del form.fields["player_name"]
     if request.method == "POST" and form.is_valid():
         user = _create_account(form, owner=False)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}.")
         return redirect(next_page or reverse("home"))
-    context = {"form": form, "next": next_page}
+    context = {"form": form, "next": next_page, "claimed": claimed}
     return render(request, "registration/signup.html", context, status=422 if form.errors else 200)
+
+
+def _claimed_by_invitation(next_page: str) -> Player | None:
+    """The guest's record that the unused invitation at ``next_page`` will link to the new account, if any."""
+    try:
+        match = resolve(next_page) if next_page else None
+    except Resolver404:
+        return None
+    if match is None or match.url_name != "invitation" or "token" not in match.kwargs:
+        return None
+    invitation = (
+        Invitation.objects.filter(token=match.kwargs["token"], accepted_at__isnull=True, player__user__isnull=True)
+        .select_related("player")
+        .first()
+    )
+    return invitation.player if invitation is not None else None
 
 
 @require_http_methods(["GET", "POST"])

@@ -342,6 +342,7 @@ class FactChange(models.Model):
         CONFIRMED = "confirmed", "Result confirmed"
         DISPUTED = "disputed", "Result disputed"
         PLAYER_MERGED = "player_merged", "Player records merged"
+        VERSION_SET_ASIDE = "version_set_aside", "Version not kept (two phones recorded the hand)"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="fact_changes")
     action = models.CharField(max_length=20, choices=Action.choices)

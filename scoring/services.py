@@ -743,3 +743,40 @@ def hands_store(
         for number, (value, result, hand_cards) in enumerate(zip(values, derived, dealt, strict=True), start=1)
     )
     game_recompute(game=game)  # the engine has the last word on every figure
+
+
+def hand_version_set_aside(
+    *,
+    hand: Hand,
+    ending: str,
+    by: Player | int | None = None,
+    knocker_deadwood: int | None = None,
+    defender_deadwood: int | None = None,
+    upcard: str | None = None,
+    actor=None,
+) -> None:
+    """Two phones recorded the same hand and the players kept the stored one: the other version
+    changes no figure, but is kept in the game's audit trail so that nothing scored is lost."""
+    with transaction.atomic():
+        game = _lock(hand.game)
+        stored = Hand.objects.get(pk=hand.pk, game=game)
+        values = _clean_facts(
+            game,
+            ending=ending,
+            by=by,
+            knocker_deadwood=knocker_deadwood,
+            defender_deadwood=defender_deadwood,
+            upcard=upcard,
+        )
+        other = Hand(**values)
+        names = game_names(game)
+        audit_record(
+            game=game,
+            actor=actor,
+            action="version_set_aside",
+            hand_number=stored.number,
+            what=f"Hand {stored.number}",
+            before=hand_summary(hand_fact_words(stored, names)),
+            after=hand_summary(hand_fact_words(other, names)),
+            comment="Two phones recorded this hand; the players kept the version shown before, not this one.",
+        )

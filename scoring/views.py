@@ -7,13 +7,14 @@ form swaps only the sheet, and the preview only its own box.
 
 from __future__ import annotations
 
+import uuid
 from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -21,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from players.models import Player
 from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
-from scoring import services
+from scoring import idempotency, services
 from scoring.audit import outcome_words
 from scoring.engine.card_facts import Worked, knock_limit_for, work_out
 from scoring.engine.rules import PRESET_LABELS
@@ -160,6 +161,8 @@ def sheet_context(
         "preview": preview,
         "preview_ok": preview_ok,
         "saved": saved,
+        # A new key with every rendered record form: sending that form again (a retry) saves once.
+        "save_key": uuid.uuid4().hex,
         "last_number": len(hands),
         "live": True,
         **_league_context(request.user, game),
@@ -388,6 +391,43 @@ def hand_submit(request, game: Game):
         form = _with_cards(form, _card_work(form, rules), game, rules)
         text, ok, _ = _preview_text(form, game)
         return _render_sheet(request, game, form=form, preview=text, preview_ok=ok)
+    key = request.POST.get(SAVE_KEY_FIELD) or request.headers.get("Idempotency-Key")
+    if not key or idempotency.key_problem(key, SAVE_KEY_FIELD):
+        return _record_hand(request, game, form, rules)
+    # The form's key makes a save sent again (no answer came: a dropped connection) happen once.
+    body = {name: values for name, values in request.POST.lists() if name != "csrfmiddlewaretoken"}
+    return idempotency.once(
+        user=request.user,
+        key=key,
+        method="POST",
+        path=request.path,
+        fingerprint=idempotency.request_hash("POST", request.path, {**body, "htmx": bool(request.htmx)}),
+        perform=lambda: _record_hand(request, game, form, rules),
+        keep=lambda response: (response.status_code, {"saved": getattr(response, "saved_words", "")}),
+        on_error=_raise,
+        replay=lambda stored: _replay_save(request, game, form, rules, stored),
+    )
+
+
+SAVE_KEY_FIELD = "idempotency_key"
+
+
+def _raise(error: Exception):
+    raise error
+
+
+def _replay_save(request, game: Game, form: HandForm, rules, stored) -> HttpResponse:
+    """The answer to a save sent again with its form's key: the first one's, never a second hand."""
+    saved = stored.response_body.get("saved")
+    if not saved:  # the first was refused and nothing was written: the repeat is judged afresh
+        return _record_hand(request, game, form, rules)
+    if request.htmx:
+        return _render_sheet(request, _load_game(game.pk, request.user), saved=saved, card_mode=form.card_mode)
+    messages.success(request, saved)
+    return redirect(reverse("game", args=[game.pk]) + ("?cards=1" if form.card_mode else ""))
+
+
+def _record_hand(request, game: Game, form: HandForm, rules) -> HttpResponse:
     if not form.is_valid():
         return _render_sheet(request, game, form=form, status=422)
     form, facts = _hand_facts(form, game, rules)
@@ -415,9 +455,12 @@ def hand_submit(request, game: Game):
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     saved = f"Hand {hand.number} saved: " + _hand_words(hand, names)
     if request.htmx:  # the next hand is entered the same way as this one
-        return _render_sheet(request, fresh, saved=saved, card_mode=form.card_mode)
-    messages.success(request, saved)
-    return redirect(reverse("game", args=[game.pk]) + ("?cards=1" if form.card_mode else ""))
+        response = _render_sheet(request, fresh, saved=saved, card_mode=form.card_mode)
+    else:
+        messages.success(request, saved)
+        response = redirect(reverse("game", args=[game.pk]) + ("?cards=1" if form.card_mode else ""))
+    response.saved_words = saved  # what a repeat of this save (same key) is told
+    return response
 
 
 def _hand_words(hand: Hand, names: dict) -> str:

@@ -1,10 +1,11 @@
 """What an organiser ran into running a season (issue 17, defects 1-6): each test failed before its fix."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from players import clubs
-from players.models import Membership
+from players.models import Membership, Player
 from scoring import services
 from scoring.league import services as league
 from scoring.models import FactChange
@@ -66,6 +67,66 @@ def test_sign_in_from_an_invitation_lands_back_on_it(client, invitation):
     assert f'href="{reverse("signup")}?next={path}"' in login_page
     response = client.post(reverse("login"), {"username": "member", "password": "a-long-test-password", "next": path})
     assert response.status_code == 302 and response["Location"] == path
+
+
+def test_sign_up_with_a_table_name_from_a_guest_invitation_ends_as_the_guests_record(client):
+    UserFactory(username="founder")
+    cast = make_club()
+    gus = cast.guest
+    invitation = clubs.invitation_create(club=cast.club, created_by=cast.owner, player=gus)
+    path = reverse("league:invitation", args=[invitation.token])
+    assert f'href="{reverse("signup")}?next={path}"' in client.get(path).content.decode()
+    form = client.get(reverse("signup"), {"next": path}).content.decode()
+    assert 'name="player_name"' not in form  # no second name to make up ...
+    assert f"your new account will play as {gus.name}" in form  # ... and the page says why
+    response = client.post(
+        reverse("signup"),
+        {"username": "gus", "password1": "a-long-test-password", "password2": "a-long-test-password",
+         "player_name": gus.name, "next": path},
+    )
+    assert response.status_code == 302 and response["Location"] == path
+    response = client.post(path)
+    assert response.status_code == 302 and response["Location"] == reverse("league:club", args=[cast.club.slug])
+    gus.refresh_from_db()
+    assert gus.user.username == "gus"  # the club's record of him, with its games, is now his
+    assert Membership.objects.get(club=cast.club, player__user__username="gus").player == gus
+    assert Player.objects.filter(user=gus.user).count() == 1
+    assert f"Welcome to {cast.club.name}." in client.get(response["Location"]).content.decode()
+
+
+def test_an_account_that_is_only_a_name_takes_the_guests_record_by_invitation(client):
+    cast = make_club()
+    account = make_user("gus")
+    Player.objects.create(name="Gussie", user=account, created_by=account)  # signed up earlier, never played
+    invitation = clubs.invitation_create(club=cast.club, created_by=cast.owner, player=cast.guest)
+    client.force_login(account)
+    response = client.post(reverse("league:invitation", args=[invitation.token]))
+    assert response.status_code == 302
+    cast.guest.refresh_from_db()
+    assert cast.guest.user == account
+    assert not Player.objects.filter(name="Gussie").exists()
+
+
+def test_a_guest_invitation_still_refuses_an_account_that_already_plays(client, season_game):
+    cast, season, game = season_game  # Pat has played a league game
+    invitation = clubs.invitation_create(club=cast.club, created_by=cast.owner, player=cast.guest)
+    client.force_login(cast.player)
+    path = reverse("league:invitation", args=[invitation.token])
+    response = client.post(path)
+    assert "already plays as" in response.content.decode()
+    cast.guest.refresh_from_db()
+    assert cast.guest.user is None
+
+
+def test_a_guest_invitation_keeps_a_record_with_only_a_friendly_game(db):
+    cast = make_club()
+    account = make_user("dora")
+    dora = PlayerFactory(name="Dora", user=account)
+    make_game(player_one=dora, player_two=PlayerFactory(name="Eve"))  # no club, but games: not just a name
+    invitation = clubs.invitation_create(club=cast.club, created_by=cast.owner, player=cast.guest)
+    with pytest.raises(ValidationError):
+        clubs.invitation_accept(invitation=invitation, user=account)
+    assert Player.objects.filter(pk=dora.pk, user=account).exists()
 
 
 @pytest.mark.parametrize("unsafe", ["https://evil.example/", "//evil.example/x", "javascript:alert(1)"])

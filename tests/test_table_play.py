@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from html import unescape
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -124,6 +126,97 @@ def test_a_knock_with_more_deadwood_than_needed_is_recorded_and_an_impossible_on
     assert refused.value.field == "knocker_deadwood"
     assert "the cards allow the knocker 6 or 9 deadwood (knock limit 10), not 7" in refused.value.message_text
     assert Hand.objects.count() == 1
+
+
+# --- the page's card entry: best play filled, the player's own figures kept ---------------
+
+
+def box(html: str, name: str) -> tuple[str, str]:
+    """(value, the error shown under it) of a deadwood box on the page."""
+    field = re.search(rf'<div class="field[^"]*">\s*<label for="id_{name}">.*?</div>', html, re.S).group(0)
+    value = re.search(rf'name="{name}"[^>]*value="([^"]*)"', field).group(1)
+    error = re.search(r'<p class="error" role="alert">([^<]*)</p>', field)
+    return value, unescape(error.group(1)) if error else ""
+
+
+def card_form(game, **extra):
+    data = {"ending": "knock", "by": game.player_one.pk, "entry": "cards", "expected_number": 1, **extra}
+    data["cards_one"], data["cards_two"] = KNOCKER.split(), DEFENDER.split()
+    return data
+
+
+def posted(html: str) -> dict:
+    """The hidden and deadwood inputs as the browser would post them back."""
+    return dict(re.findall(r'name="((?:filled|typed)_\w+|\w+_deadwood)"[^>]*value="([^"]*)"', html))
+
+
+def test_without_javascript_the_player_changes_the_best_play_figure_before_saving(setup):
+    ann, game = setup
+    client = Client()
+    client.force_login(ann)
+    url = reverse("hand_submit", args=[game.pk])
+    worked = client.post(url, card_form(game, action="cards")).content.decode()  # "Work out deadwood"
+    assert (box(worked, "knocker_deadwood")[0], box(worked, "defender_deadwood")[0]) == ("6", "83")
+    assert "readonly" not in worked
+    # The knocker spread [3C 4C 5C 6C] [6S 6H 6D], so the defender laid 7C off: 76, not 83.
+    typed = {**posted(worked), "defender_deadwood": "76"}
+    again = client.post(url, card_form(game, action="cards", **typed)).content.decode()  # worked out again
+    assert (box(again, "knocker_deadwood")[0], box(again, "defender_deadwood")[0]) == ("6", "76")
+    saved = client.post(url, card_form(game, action="save", **posted(again)))
+    assert saved.status_code == 302
+    hand = Hand.objects.get()
+    assert (hand.knocker_deadwood, hand.defender_deadwood, hand.points) == (6, 76, 70)
+    assert sorted(hand.cards["defender"]) == sorted(DEFENDER.split())
+    sheet = client.get(reverse("game", args=[game.pk])).content.decode()
+    assert "best play: K 6, D 83" in sheet and "deadwood 6 v 76" in sheet
+
+
+def test_an_impossible_figure_with_cards_is_refused_next_to_its_box(setup):
+    ann, game = setup
+    client = Client()
+    client.force_login(ann)
+    url = reverse("hand_submit", args=[game.pk])
+    worked = client.post(url, card_form(game, action="cards")).content.decode()
+    refused = client.post(url, card_form(game, action="save", **{**posted(worked), "knocker_deadwood": "7"}))
+    assert refused.status_code == 422
+    html = refused.content.decode()
+    value, error = box(html, "knocker_deadwood")
+    assert value == "7"
+    assert error == "Knocker's deadwood: the cards allow the knocker 6 or 9 deadwood (knock limit 10), not 7"
+    assert not Hand.objects.exists()
+    # With JavaScript the same check runs as the figure is changed, before Save.
+    live = client.post(
+        reverse("hand_cards", args=[game.pk]),
+        card_form(game, live="1", **{**posted(worked), "defender_deadwood": "80"}),
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    assert box(live, "defender_deadwood") == (
+        "80", "Other player's deadwood: against the knocker's 6, the cards allow the other player 76 or 83 "
+        "deadwood after lay-offs, not 80",
+    )
+    assert not Hand.objects.exists()
+
+
+def test_the_correction_form_keeps_an_imperfect_figure_and_refuses_an_impossible_one(setup):
+    ann, game = setup
+    services.hand_record(game=game, **knock(game, defender=76))
+    client = Client()
+    client.force_login(ann)
+    url = reverse("hand_edit", args=[game.pk, 1])
+    opened = client.get(url).content.decode()
+    assert (box(opened, "knocker_deadwood")[0], box(opened, "defender_deadwood")[0]) == ("6", "76")
+    # The knocker really left 3C loose too: 9, with 7C still laid off.
+    fields = {**posted(opened), "knocker_deadwood": "9"}
+    refused = client.post(url, card_form(game, action="save", **{**fields, "defender_deadwood": "90"}))
+    assert refused.status_code == 422
+    assert box(refused.content.decode(), "defender_deadwood")[1].startswith(
+        "Other player's deadwood: against the knocker's 9, the cards allow the other player 76 or 83"
+    )
+    assert Hand.objects.get().knocker_deadwood == 6
+    assert client.post(url, card_form(game, action="save", **fields)).status_code == 302
+    hand = Hand.objects.get()
+    assert (hand.knocker_deadwood, hand.defender_deadwood, hand.points) == (9, 76, 67)
+    assert "best play: K 6, D 83" in client.get(reverse("game", args=[game.pk])).content.decode()
 
 
 # --- spade doubling is an Oklahoma option ---------------------------------------------------

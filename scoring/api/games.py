@@ -459,6 +459,32 @@ class HandDetailView(_HandViewBase):
         return idempotent(request, perform, self.handle_exception)
 
 
+class HandSetAsideView(_HandViewBase):
+    @extend_schema(
+        operation_id="games_hands_set_aside",
+        summary="Keep the stored hand, noting another phone's version of it",
+        description="Two phones recorded the same hand (the second got 409) and the players kept the stored one: "
+        "the other version (its facts, as for recording a hand) changes no figure but goes to the game's audit "
+        "trail. The response carries the game.",
+        request=s.HandWriteSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: s.HandRemovedSerializer, **WRITE_ERRORS},
+    )
+    def post(self, request, game_pk, pk):
+        game = self.get_game(game_pk)
+        hand = HandDetailView.get_hand(self, game, pk)
+
+        def perform():
+            serializer = s.HandWriteSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            facts = dict(serializer.validated_data)
+            facts.pop("cards", None)
+            services.hand_version_set_aside(hand=hand, actor=request.user, **facts)
+            return Response({"game": self.detail(game), "changes": []}, status=status.HTTP_201_CREATED)
+
+        return idempotent(request, perform, self.handle_exception)
+
+
 # ---------------------------------------------------------------------------
 # Tokens
 

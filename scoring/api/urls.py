@@ -25,6 +25,7 @@ router.register("fixtures", league_views.FixtureViewSet, basename="fixture")
 urlpatterns = [
     path("games/<int:game_pk>/hands/", views.HandListView.as_view(), name="hand-list"),
     path("games/<int:game_pk>/hands/<int:pk>/", views.HandDetailView.as_view(), name="hand-detail"),
+    path("games/<int:game_pk>/hands/<int:pk>/set-aside/", views.HandSetAsideView.as_view(), name="hand-set-aside"),
     path("token/", views.TokenView.as_view(), name="token"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", views.SwaggerDocsView.as_view(url_name="api:schema"), name="docs"),

@@ -176,12 +176,24 @@ def _counted_lines(season):
     return lines.filter(fixture=True) if season.format == SeasonFormat.PLAYOFFS else lines
 
 
+def _level_before_head_to_head(rows: Sequence[Row], ranking: Sequence[str]) -> list[int]:
+    """The players level with another on every criterion before head-to-head (none without it)."""
+    if "head_to_head" not in ranking:
+        return []
+    before = ranking[: list(ranking).index("head_to_head")]
+    groups: dict[tuple, list[int]] = {}
+    for row in rows:
+        groups.setdefault(tuple(_key(row, criterion, None) for criterion in before), []).append(row.player_id)
+    return [player for group in groups.values() if len(group) > 1 for player in group]
+
+
 def season_standings(season) -> Standings:
     """The standings of ``season`` (confirmed results) plus its provisional games.
 
-    Four queries whatever the number of players or games: entrants, figures by
-    player and results by pair, both summed from the standings lines (two per
-    counted game, kept by the services), and the provisional games.
+    At most four queries whatever the number of players or games: entrants,
+    figures by player and results by pair (of the players head-to-head may
+    separate), both summed from the standings lines (two per counted game, kept
+    by the services), and the provisional games.
     """
     rows = {
         player_id: Row(player_id=player_id, name=name)
@@ -205,16 +217,19 @@ def season_standings(season) -> Standings:
             continue
         for name, value in figures.items():
             setattr(row, name, value)
-    # Results by pair of players, each pair once (from the lower id's side), for head-to-head.
+    ranking = season.ranking or DEFAULT_RANKING
+    # Results by pair of players, each pair once (from the lower id's side), for head-to-head: only
+    # between players the criteria before it leave level, the only ones it can separate.
+    tied = _level_before_head_to_head(list(rows.values()), ranking)
     pairs = [
-        PairResult(pair["player_id"], pair["opponent_id"], pair["wins"], pair["losses"], pair["net"])
-        for pair in lines.filter(player_id__lt=F("opponent_id"))
+        PairResult(*pair)
+        for pair in lines.filter(player_id__lt=F("opponent_id"), player_id__in=tied, opponent_id__in=tied)
         .values("player_id", "opponent_id")
         .annotate(wins=Sum("won"), losses=Sum("lost"), net=Sum("net"))
-    ]
+        .values_list("player_id", "opponent_id", "wins", "losses", "net")
+    ] if tied else []
 
     provisional = provisional_games(season)
-    ranking = season.ranking or DEFAULT_RANKING
     return Standings(rows=rank(list(rows.values()), ranking, pairs), ranking=list(ranking), provisional=provisional)
 
 

@@ -16,7 +16,8 @@
  *     p1, p2: player ids, or the server's refs {id, name} (game.player_one);
  *     firstDealer: an id or a ref (game.first_dealer);
  *     hands: the facts, in order, as the API takes them:
- *            {ending, by, knocker_deadwood, defender_deadwood, upcard} (by = id).
+ *            {ending, by, knocker_deadwood, defender_deadwood, upcard}, typed as in
+ *            the API's JSON (by = the id itself, deadwood numbers or null).
  *     Returns a plain object shaped like the API's game detail
  *     (GameDetailSerializer), so the sheet draws from one shape either way:
  *       {over, winner, margin, next_dealer, hand_count,

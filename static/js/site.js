@@ -91,6 +91,36 @@
     if (event.target && event.target.closest && event.target.closest(".card-grid")) { rove(document); }
   });
 
+  // Card entry: the answer to a tap (or to a changed figure) redraws the deadwood boxes. A figure
+  // typed into a box while that answer was on its way is put back and sent again, not lost.
+  var typedInFlight = {};
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.detail.elt && event.detail.elt.closest && event.detail.elt.closest("form");
+    if (!form) { return; }
+    form.querySelectorAll(".card-mode .deadwood input").forEach(function (input) {
+      input.setAttribute("data-sent", input.value);
+    });
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    typedInFlight = {};
+    if (!target || target.id !== "worked") { return; }
+    target.querySelectorAll(".deadwood input[data-sent]").forEach(function (input) {
+      if (input.value !== input.getAttribute("data-sent")) { typedInFlight[input.id] = input.value; }
+    });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var typed = typedInFlight;
+    typedInFlight = {};
+    Object.keys(typed).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (!input) { return; }
+      input.value = typed[id];
+      // Once htmx has finished with this answer, so the form's request queue takes the new one.
+      window.setTimeout(function () { input.dispatchEvent(new Event("change", { bubbles: true })); }, 0);
+    });
+  });
+
   // New game: "Who deals first" offers the names as they are typed.
   document.addEventListener("input", function (event) {
     var input = event.target;
@@ -103,3 +133,73 @@
     }
   });
 })();
+
+// Saving a hand on a flaky connection: a save that got no answer (no network, a timeout, 502/503/504)
+// is sent again with the same values, so with the same form key: the server stores it once and
+// answers the repeat with the first save's outcome. The line under the buttons says what is happening.
+(function () {
+  "use strict";
+  if (!window.htmx) { return; }
+  var pending = null, timer = null, pause = 1000;
+  function recordForm(elt) { return elt && elt.closest ? elt.closest("form#record") : null; }
+  function say(text, state) {
+    var line = document.getElementById("save-status");
+    if (!line) {
+      line = document.createElement("p");
+      line.id = "save-status";
+      line.className = "save-status";
+      line.setAttribute("role", "status");
+    }
+    var buttons = document.querySelector("#record .buttons");
+    var sheet = document.getElementById("sheet");
+    if (buttons) { buttons.parentNode.insertBefore(line, buttons.nextSibling); }
+    else if (sheet && line.parentNode !== sheet) { sheet.insertBefore(line, sheet.firstChild); }
+    line.textContent = text;
+    line.setAttribute("data-state", state || "");
+    line.hidden = !text;
+  }
+  function sendAgain() {
+    clearTimeout(timer);
+    if (!pending) { return; }
+    if (navigator.onLine === false) { return; }  // the "online" event sends it
+    var form = pending.form;
+    if (!document.body.contains(form)) { pending = null; return; }
+    // The form as it was sent: same boxes, same key (the server answers a repeat with the first save).
+    form.requestSubmit(form.querySelector("button[name=action][value=save]"));
+  }
+  function willRetry() {
+    say("No connection: will retry", "offline");
+    clearTimeout(timer);
+    timer = setTimeout(sendAgain, pause);
+    pause = Math.min(pause * 2, 15000);
+  }
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = recordForm(event.detail.elt);
+    var data = event.detail.formData;
+    if (!form || !data || data.get("action") !== "save") { return; }
+    pending = { form: form };
+    event.detail.timeout = 15000;  // no answer in 15 s: treat it as lost and send again
+    say("Saving\u2026", "saving");
+  });
+  ["htmx:sendError", "htmx:timeout"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      if (pending && recordForm(event.detail.elt)) { willRetry(); }
+    });
+  });
+  document.addEventListener("htmx:responseError", function (event) {
+    if (!pending || !recordForm(event.detail.elt)) { return; }
+    var status = event.detail.xhr.status;
+    if (status === 502 || status === 503 || status === 504) { willRetry(); return; }
+    pending = null;
+    say("Could not save: the server answered " + status + ". Reload the page and check the sheet.", "failed");
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (!pending || !event.detail.successful || !recordForm(event.detail.elt)) { return; }
+    pending = null;
+    pause = 1000;
+    setTimeout(function () {  // after the new sheet settled
+      say(document.querySelector("#sheet .notice") ? "Saved" : "", "saved");
+    }, 60);
+  });
+  window.addEventListener("online", sendAgain);
+}());

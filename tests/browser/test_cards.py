@@ -83,3 +83,61 @@ def test_knock_entered_by_tapping_cards(new_page, live_server, viewport):
     expect(row.locator(".cards-side").first).to_contain_text(re.compile(r"Ann\s*\(knocked\)"))
     row.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"cards-sheet-{width}.png"), full_page=True, caret="initial")
+
+
+def test_the_player_changes_the_best_play_figures_to_what_was_played(new_page, live_server):
+    """The knock of tests/test_table_play.py: best play K 6, D 83; as played, 7C went on the run (D 76)."""
+    from tests.test_table_play import DEFENDER as PLAYED_DEFENDER
+    from tests.test_table_play import KNOCKER as PLAYED_KNOCKER
+
+    user = UserFactory(username="ann")
+    ann = Player.objects.create(name="Ann")
+    bob = Player.objects.create(name="Bob")
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
+    page = new_page(viewport=PHONE)
+    login(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    pick(page, "How the hand ended", "Knock")
+    pick(page, "Who went out", "Ann")
+    page.get_by_role("button", name="Enter the cards instead").click()
+    for code in PLAYED_KNOCKER.split():
+        tap(page, "cards_one", code)
+    for code in PLAYED_DEFENDER.split():
+        tap(page, "cards_two", code)
+    knocker, defender = page.get_by_label("Knocker's deadwood"), page.get_by_label("Other player's deadwood")
+    expect(knocker).to_have_value("6")
+    expect(defender).to_have_value("83")  # the best play, filled by the app
+
+    # An impossible figure: refused next to its box, nothing stored.
+    knocker.fill("7")
+    with page.expect_response(lambda response: response.url.endswith(f"/games/{game.pk}/hands/")):
+        knocker.press("Enter")  # Enter saves (the live check shows the same message even before)
+    expect(page.locator("#preview")).to_have_text("")  # the refused save's sheet is in place
+    knocker_field = page.locator(".deadwood .field.knocker")
+    expect(knocker_field.locator(".error")).to_have_text(
+        "Knocker's deadwood: the cards allow the knocker 6 or 9 deadwood (knock limit 10), not 7"
+    )
+    assert not Hand.objects.filter(game=game).exists()
+
+    # What was played: the knocker's 6, and the defender laid 7C off (76).
+    page.get_by_label("Knocker's deadwood").fill("6")
+    page.get_by_label("Other player's deadwood").fill("76")
+    page.get_by_label("Other player's deadwood").press("Tab")
+    expect(page.locator("#preview")).to_have_text("Ann knocks and scores 70.")
+    expect(page.locator(".deadwood .error")).to_have_count(0)
+    # Tapping cards again works out the melds again but keeps the figure the player typed.
+    tap(page, "cards_two", "7C")
+    expect(page.get_by_label("Other player's deadwood")).to_have_value("76")
+    expect(page.get_by_label("Knocker's deadwood")).to_have_value("")  # still the app's: emptied, 9 cards
+    tap(page, "cards_two", "7C")
+    expect(page.get_by_label("Knocker's deadwood")).to_have_value("6")
+    expect(page.get_by_label("Other player's deadwood")).to_have_value("76")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".record").screenshot(path=str(ARTIFACTS / "cards-played-figures-390.png"), caret="initial")
+
+    page.get_by_role("button", name="Save hand").click()
+    expect(page.locator(".notice")).to_contain_text("Hand 1 saved: Ann knock 70.")
+    hand = Hand.objects.get(game=game)
+    assert (hand.knocker_deadwood, hand.defender_deadwood, hand.points) == (6, 76, 70)
+    assert sorted(hand.cards["defender"]) == sorted(PLAYED_DEFENDER.split())
+    expect(page.locator("table.hands tbody tr").first).to_contain_text("best play: K 6, D 83")

@@ -150,7 +150,20 @@ def random_record(rng: random.Random) -> dict[str, Any]:
 
 def random_records(count: int, seed: int = SEED) -> list[dict[str, Any]]:
     rng = random.Random(seed)
-    return [random_record(rng) for _ in range(count)]
+    return [random_record(rng) for _ in range(count)] + boundary_records()
+
+
+def boundary_records() -> list[dict[str, Any]]:
+    """Sittings on the edges chance rarely hits: a big win by exactly the line-bonus margin, a target just reached."""
+    records = []
+    gin = {"ending": "gin", "by": "Ann", "defender_deadwood": 0}  # 25 hand points, the game's only figure
+    for gins in (1, 2):
+        points = 25 * gins
+        for margin in (points - 1, points, points + 1):
+            rules = {"preset": "standard", "target": points, "game_bonus": 0, "box_bonus": 0}
+            rules |= {"shutout_mode": "none", "line_bonus": 10, "line_bonus_margin": margin}
+            records.append({"rules": rules, "players": ["Ann", "Bob"], "first_dealer": "Bob", "hands": [gin] * gins})
+    return records
 
 
 # ---- what the Python engine says --------------------------------------------------------------
@@ -262,22 +275,30 @@ RUN_IN_BROWSER = """(batch) => {
 
 @pytest.fixture
 def scorer_page(new_page, live_server, transactional_db):
-    """An app page (under the app's strict CSP) with the offline scorer loaded from its static URL."""
+    """A phone-sized test page on the app's origin that loads the offline scorer from its static URL.
+
+    Only the page itself is made up (the browser is handed it); engine.js comes from the app.
+    """
     page = new_page(viewport=PHONE)
-    page.goto(f"{live_server.url}/login/")
-    page.add_script_tag(url=f"{live_server.url}/static/js/engine.js")
+    address = f"{live_server.url}/offline-scorer-test/"
+    html = '<!doctype html><title>scorer</title><script src="/static/js/engine.js"></script>'
+    page.route(address, lambda route: route.fulfill(content_type="text/html", body=html))
+    page.goto(address)
     page.wait_for_function("() => typeof GinEngine === 'object'")
     return page
 
 
-def run_in_browser(page, records: list[dict[str, Any]]) -> None:
-    answers, inputs, sheets = python_answers(records)
-    got_answers, got_sheets = json.loads(page.evaluate(RUN_IN_BROWSER, json.dumps([records, inputs])))
-    assert len(got_answers) == len(records)
-    for index, (got, want) in enumerate(zip(got_answers, answers, strict=True)):
-        assert got == want, f"record {index}: {json.dumps(records[index])}"
-    for index, (got, want) in enumerate(zip(got_sheets, sheets, strict=True)):
-        assert got == want, f"sheet {index}: {json.dumps(inputs[index])}"
+def run_in_browser(page, records: list[dict[str, Any]], batch: int = 5000) -> None:
+    """Score ``records`` in the page, ``batch`` at a time, and compare with the Python engine."""
+    for start in range(0, len(records), batch):
+        chunk = records[start : start + batch]
+        answers, inputs, sheets = python_answers(chunk)
+        got_answers, got_sheets = json.loads(page.evaluate(RUN_IN_BROWSER, json.dumps([chunk, inputs])))
+        assert len(got_answers) == len(chunk) and len(got_sheets) == len(inputs)
+        for index, (got, want) in enumerate(zip(got_answers, answers, strict=True)):
+            assert got == want, f"record {start + index}: {json.dumps(chunk[index])}"
+        for index, (got, want) in enumerate(zip(got_sheets, sheets, strict=True)):
+            assert got == want, f"sheet {index} of records {start}..: {json.dumps(inputs[index])}"
 
 
 def test_offline_scorer_matches_every_golden_vector(scorer_page):

@@ -1,0 +1,124 @@
+"""Idempotency keys: a write sent twice with one key (a retry on a flaky connection) happens once.
+
+Shared by the API (``Idempotency-Key`` header, scoring/api/idempotency.py) and the
+scoresheet's record form (a key made when the form is rendered). The first request
+with a key stores an ``IdempotentRequest`` row holding its answer, inserted in the
+same transaction as the write itself (one insert, after the write). A retry with
+the same key and the same request gets the stored answer back; the caller decides
+what a different request with a used key gets. Two copies of one request arriving
+at once are serialised by the unique (user, key) constraint: the second one's
+insert waits for the first to commit, then fails, and its whole transaction (its
+copy of the write included) rolls back and it replays the first's answer, so the
+write is never made twice. A refusal is stored in a transaction of its own, after
+the refused write has rolled back. A server error (5xx, a lost database
+connection) is not stored: the key stays free for the retry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+
+from django.db import IntegrityError, transaction
+
+from scoring.models import IdempotentRequest
+
+MAX_KEY_LENGTH = IdempotentRequest._meta.get_field("key").max_length
+
+
+def key_problem(key: str | None, name: str) -> str | None:
+    """Why ``key`` cannot be used, or None (also when there is none)."""
+    if key is not None and (not key.strip() or len(key) > MAX_KEY_LENGTH or "\x00" in key):
+        return f"{name} must be 1 to {MAX_KEY_LENGTH} characters, not all spaces."
+    return None
+
+
+def storable(value):
+    """``value`` with every NUL character replaced (PostgreSQL's jsonb cannot hold one; an error
+    message may echo what the client sent)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {storable(key): storable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [storable(item) for item in value]
+    return value
+
+
+def request_hash(method: str, path: str, data) -> str:
+    """A fingerprint of the request: a retry has the same one, another request with the key does not."""
+    if hasattr(data, "lists"):  # a form body (QueryDict): keep every value
+        data = dict(data.lists())
+    body = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=True)
+    return hashlib.sha256(f"{method}\n{path}\n{body}".encode()).hexdigest()
+
+
+class _DoNotStore(Exception):
+    def __init__(self, answer):
+        self.answer = answer
+
+
+def once[Answer](
+    *,
+    user,
+    key: str,
+    method: str,
+    path: str,
+    fingerprint: str,
+    perform: Callable[[], Answer],
+    keep: Callable[[Answer], tuple[int, dict]],
+    on_error: Callable[[Exception], Answer],
+    replay: Callable[[IdempotentRequest], Answer],
+) -> Answer:
+    """Run ``perform`` once per (user, key); a repeat gets ``replay(stored row)``.
+
+    ``keep`` turns an answer into the (status, JSON body) stored for replays; ``on_error``
+    turns a refusal raised by ``perform`` into its answer (stored and replayed too).
+    ``replay`` compares ``stored.request_hash`` with ``fingerprint`` itself.
+    """
+
+    def store(status: int, body: dict) -> None:
+        IdempotentRequest.objects.create(
+            user=user,
+            key=key,
+            method=method,
+            path=path[:500],
+            request_hash=fingerprint,
+            response_status=status,
+            response_body=storable(body),
+        )
+
+    def replay_stored(error: IntegrityError) -> Answer:
+        stored = IdempotentRequest.objects.filter(user=user, key=key).first()
+        if stored is None:
+            raise error  # not a copy of this request: a server error, and the key stays free
+        return replay(stored)
+
+    # No look-up first: a retry is rare, so the usual request pays one insert, and a
+    # retry runs, fails on the key's unique constraint, rolls back and replays.
+    try:
+        with transaction.atomic():
+            answer = perform()
+            status, body = keep(answer)
+            if status >= 500:
+                raise _DoNotStore(answer)
+            # A concurrent copy of this request that got here first makes this insert
+            # wait for its commit, then fail: this copy's write rolls back and it replays.
+            store(status, body)
+        return answer
+    except _DoNotStore as rollback:
+        return rollback.answer
+    except IntegrityError as error:
+        return replay_stored(error)
+    except Exception as error:  # a refusal: the write rolled back; store the answer and replay it
+        answer = on_error(error)
+    status, body = keep(answer)
+    if status >= 500:
+        return answer
+    try:
+        with transaction.atomic():
+            store(status, body)
+    except IntegrityError as error:
+        return replay_stored(error)
+    return answer

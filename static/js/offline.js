@@ -1,0 +1,820 @@
+/*
+ * Scoring without a network (issue 14). Every page works without this file.
+ *
+ * - Registers the service worker (/sw.js, scoring/pwa.py) that keeps the app shell and the pages seen.
+ * - The badge in the header: online / offline / N waiting / two versions to choose from.
+ * - On a scoresheet (/games/<id>/): keeps the game's facts (GET /api/games/<id>/) in IndexedDB; without a
+ *   network (or when a save gets no answer) a new hand, a correction or an undo is queued on the phone and
+ *   the sheet is redrawn at once, scored by the offline scorer (static/js/engine.js, GinEngine.scoreSession:
+ *   the same rules as the server), each such hand marked "not yet sent".
+ * - Sync: when the network is back, queued writes go to the API in order, each with its Idempotency-Key and
+ *   expected hand number; the server's answer replaces the local figures. A 409 (another phone recorded that
+ *   hand) keeps both versions on the sheet until the players choose one; the other goes to the audit trail.
+ * - The waiting page (/waiting/) lists what is queued.
+ *
+ * IndexedDB "ginleague-offline": `games` {id, game: the API's game detail, seen}, and `queue`
+ * {seq, game, op: "add"|"edit"|"remove", number, hand_id, facts, key, state: "waiting"|"conflict"|"refused",
+ *  theirs, problem, made}.
+ */
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var CONF = {
+    engine: (script && script.getAttribute("data-engine")) || "/static/js/engine.js",
+    sw: (script && script.getAttribute("data-sw")) || "/sw.js",
+    waiting: (script && script.getAttribute("data-waiting")) || "/waiting/"
+  };
+  var SHEET_PATH = /^\/games\/(\d+)\/$/;
+  var ENDING_WORDS = { knock: "Knock", gin: "Gin", big_gin: "Big gin", dead: "Dead hand" };
+  var RESULT_WORDS = { knock: "knock", gin: "gin", big_gin: "big gin", undercut: "undercut", dead: "dead hand" };
+  var netDown = false;  // a request just got no answer, even if the browser thinks it is online
+
+  function offline() { return netDown || navigator.onLine === false; }
+  function newKey() {
+    if (window.crypto && crypto.randomUUID) { return "offline-" + crypto.randomUUID(); }
+    return "offline-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  }
+
+  // ---- IndexedDB ---------------------------------------------------------------------------------
+  var dbPromise = null;
+  function db() {
+    if (!dbPromise) {
+      dbPromise = new Promise(function (resolve, reject) {
+        var open = indexedDB.open("ginleague-offline", 1);
+        open.onupgradeneeded = function () {
+          var base = open.result;
+          base.createObjectStore("games", { keyPath: "id" });
+          var queue = base.createObjectStore("queue", { keyPath: "seq", autoIncrement: true });
+          queue.createIndex("game", "game");
+        };
+        open.onsuccess = function () { resolve(open.result); };
+        open.onerror = function () { reject(open.error); };
+      });
+    }
+    return dbPromise;
+  }
+  function tx(store, mode, work) {
+    return db().then(function (base) {
+      return new Promise(function (resolve, reject) {
+        var t = base.transaction(store, mode);
+        var result;
+        var req = work(t.objectStore(store));
+        if (req) { req.onsuccess = function () { result = req.result; }; }
+        t.oncomplete = function () { resolve(result); };
+        t.onerror = function () { reject(t.error); };
+        t.onabort = function () { reject(t.error); };
+      });
+    });
+  }
+  function getGame(id) { return tx("games", "readonly", function (s) { return s.get(id); }); }
+  function putGame(game) { return tx("games", "readwrite", function (s) { return s.put({ id: game.id, game: game, seen: Date.now() }); }); }
+  function allOps() {
+    return tx("queue", "readonly", function (s) { return s.getAll(); }).then(function (ops) {
+      return (ops || []).sort(function (a, b) { return a.seq - b.seq; });
+    });
+  }
+  function opsOf(gameId) { return allOps().then(function (ops) { return ops.filter(function (op) { return op.game === gameId; }); }); }
+  function putOp(op) { return tx("queue", "readwrite", function (s) { return s.put(op); }); }
+  function addOp(op) { return tx("queue", "readwrite", function (s) { return s.add(op); }); }
+  function dropOp(seq) { return tx("queue", "readwrite", function (s) { return s["delete"](seq); }); }
+
+  // ---- the offline scorer, loaded only when needed ------------------------------------------------
+  var enginePromise = null;
+  function engine() {
+    if (window.GinEngine) { return Promise.resolve(window.GinEngine); }
+    if (!enginePromise) {
+      enginePromise = new Promise(function (resolve, reject) {
+        var tag = document.createElement("script");
+        tag.src = CONF.engine;
+        tag.onload = function () { resolve(window.GinEngine); };
+        tag.onerror = function () { enginePromise = null; reject(new Error("The offline scorer could not be loaded.")); };
+        document.head.appendChild(tag);
+      });
+    }
+    return enginePromise;
+  }
+
+  // ---- the network ------------------------------------------------------------------------------
+  function csrfToken() {
+    var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    if (match) { return decodeURIComponent(match[1]); }
+    try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || ""; } catch (e) { return ""; }
+  }
+  function api(method, url, body, key) {
+    var headers = { "Accept": "application/json", "X-CSRFToken": csrfToken() };
+    if (body !== undefined) { headers["Content-Type"] = "application/json"; }
+    if (key) { headers["Idempotency-Key"] = key; }
+    return fetch(url, {
+      method: method, headers: headers, credentials: "same-origin", cache: "no-store",
+      body: body === undefined ? undefined : JSON.stringify(body)
+    }).then(function (response) {
+      netDown = false;
+      return response.text().then(function (text) {
+        var data = null;
+        try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+        return { status: response.status, data: data };
+      });
+    }, function (error) { netDown = true; throw error; });
+  }
+
+  // ---- the local sheet: the server's game + the queue, scored by the engine -----------------------
+  function factsOf(hand) {
+    return {
+      ending: hand.ending, by: hand.by === undefined ? null : hand.by,
+      knocker_deadwood: hand.knocker_deadwood === undefined ? null : hand.knocker_deadwood,
+      defender_deadwood: hand.defender_deadwood === undefined ? null : hand.defender_deadwood,
+      upcard: hand.upcard || null
+    };
+  }
+  function sameFacts(a, b) { return JSON.stringify(factsOf(a)) === JSON.stringify(factsOf(b)); }
+
+  // The hands as this phone sees them: [{number, id, facts, op}] (op: the queued write not yet sent).
+  function localHands(game, ops) {
+    var hands = game.hands.map(function (h) { return { number: h.number, id: h.id, facts: factsOf(h), op: null }; });
+    ops.forEach(function (op) {
+      if (op.state === "refused") { return; }
+      var stored = hands.filter(function (h) { return h.number === op.number; })[0];
+      if (op.state === "conflict" && stored) {  // the server's version stands until the players choose
+        stored.conflict = op;
+        return;
+      }
+      if (op.op === "add") {
+        hands.push({ number: hands.length + 1, id: null, facts: op.facts, op: op });
+      } else if (op.op === "edit") {
+        hands.forEach(function (h) { if (h.number === op.number) { h.facts = op.facts; h.op = op; } });
+      } else if (op.op === "remove") {
+        hands = hands.filter(function (h) { return h.number !== op.number; });
+        hands.forEach(function (h, i) { h.number = i + 1; });
+      }
+    });
+    return hands;
+  }
+  function score(game, hands) {
+    return engine().then(function (GinEngine) {
+      return GinEngine.scoreSession(game.rules, [game.player_one, game.player_two], game.first_dealer,
+        hands.map(function (h) { return h.facts; }));
+    });
+  }
+  function names(game) {
+    var map = {};
+    map[game.player_one.id] = game.player_one.name;
+    map[game.player_two.id] = game.player_two.name;
+    return map;
+  }
+  function refName(ref, game) {
+    if (ref === null || ref === undefined) { return null; }
+    if (typeof ref === "object") { return ref.name; }
+    return names(game)[ref];
+  }
+  function factWords(facts, game) {
+    var parts = [ENDING_WORDS[facts.ending] || facts.ending];
+    if (facts.by) { parts.push("by " + names(game)[facts.by]); }
+    if (facts.knocker_deadwood !== null && facts.knocker_deadwood !== undefined) { parts.push("deadwood " + facts.knocker_deadwood); }
+    if (facts.defender_deadwood !== null && facts.defender_deadwood !== undefined) { parts.push("against " + facts.defender_deadwood); }
+    if (facts.upcard) { parts.push("upcard " + facts.upcard); }
+    return parts.join(" ");
+  }
+  function outcomeWords(hand, game) {
+    if (hand.result === "dead") { return "Dead hand"; }
+    return refName(hand.winner, game) + " " + RESULT_WORDS[hand.result] + " " + hand.points;
+  }
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (name === "text") { node.textContent = attrs[name]; } else { node.setAttribute(name, attrs[name]); }
+    });
+    (children || []).forEach(function (child) {
+      if (child === null || child === undefined) { return; }
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  // ---- drawing the sheet from a scored session ---------------------------------------------------
+  var current = null;  // {gameId, game, ops, hands, session}
+
+  function drawSheet(state) {
+    var sheet = document.getElementById("sheet");
+    if (!sheet) { return; }
+    var game = state.game;
+    var session = state.session;
+    var hands = state.hands;
+    var unsent = state.ops.filter(function (op) { return op.state === "waiting"; }).length;
+    var players = [game.player_one, game.player_two];
+    var hollywood = session.scores.length > 1;
+
+    // Dealer line / game over.
+    var dealer = sheet.querySelector("p.dealer");
+    if (dealer) {
+      dealer.textContent = "";
+      if (session.over) {
+        dealer.className = "dealer is-over";
+        var verdict = el("strong", { "class": "verdict", text: session.winner ? refName(session.winner, game) + " wins by " + session.margin : "level" });
+        dealer.appendChild(document.createTextNode("Game over: "));
+        dealer.appendChild(verdict);
+      } else {
+        dealer.className = "dealer";
+        dealer.appendChild(el("span", { "class": "dealer-name", text: refName(session.next_dealer, game) }));
+        dealer.appendChild(document.createTextNode(" deals next"));
+      }
+    }
+
+    // The boards.
+    var boards = sheet.querySelector(".boards");
+    if (boards) {
+      boards.textContent = "";
+      session.scores.forEach(function (board) {
+        var section = el("section", { "class": "board" + (board.over ? " closed" : ""), "aria-label": hollywood ? "Game " + board.number : "Score" });
+        if (hollywood) { section.appendChild(el("h2", { text: "Game " + board.number + (board.over ? " closed" : "") })); }
+        [["player_one", players[0]], ["player_two", players[1]]].forEach(function (pair) {
+          var key = pair[0];
+          var points = board[key + "_hand_points"];
+          var boxes = board[key + "_boxes"];
+          var main = board.over ? board[key + "_final"] : points;
+          var sub = (board.over ? points + " in hands" : "needs " + Math.max(0, board.target - points)) +
+            " · " + boxes + " box" + (boxes === 1 ? "" : "es");
+          section.appendChild(el("div", { "class": "line" }, [
+            el("span", { "class": "who", text: pair[1].name }),
+            el("span", { "class": "pts", text: String(main) }),
+            el("span", { "class": "sub", text: sub })
+          ]));
+        });
+        if (board.over && hollywood) { section.appendChild(el("p", { "class": "won", text: refName(board.winner, game) + " won by " + board.margin })); }
+        boards.appendChild(section);
+      });
+    }
+
+    // The record form: the next hand's number, or hidden once the game is over.
+    var form = sheet.querySelector("form#record");
+    if (form) {
+      var heading = form.querySelector("h2");
+      if (heading) { heading.textContent = "Hand " + (hands.length + 1); }
+      var expected = form.querySelector("input[name=expected_number]");
+      if (expected) { expected.value = String(hands.length + 1); }
+      form.hidden = Boolean(session.over);
+    }
+
+    // Game-over breakdowns.
+    Array.prototype.forEach.call(sheet.querySelectorAll("section.game-over.offline-drawn, section.game-over"), function (node) { node.remove(); });
+    var hTitle = sheet.querySelector(".hands-title");
+    session.scores.forEach(function (board) {
+      if (!board.over || !hTitle) { return; }
+      var body = el("tbody");
+      (board.breakdown || []).forEach(function (line) {
+        var row = el("tr", {}, [el("th", { scope: "row", text: line.label })]);
+        players.forEach(function (p) {
+          var amount = String(line.player) === String(p.id) || (line.player && line.player.id === p.id) ? line.amount : "";
+          row.appendChild(el("td", { "class": "num", text: String(amount) }));
+        });
+        body.appendChild(row);
+      });
+      var table = el("table", { "class": "breakdown" }, [
+        el("caption", { text: (hollywood ? "Game " + board.number + ": " : "") + "how the final score adds up" }),
+        el("thead", {}, [el("tr", {}, [el("th", { scope: "col" }, [el("span", { "class": "vh", text: "Part of the score" })])].concat(
+          players.map(function (p) { return el("th", { scope: "col", text: p.name }); })))]),
+        body,
+        el("tfoot", {}, [
+          el("tr", { "class": "final" }, [el("th", { scope: "row", text: "Final score" }),
+            el("td", { "class": "num", text: String(board.player_one_final) }), el("td", { "class": "num", text: String(board.player_two_final) })]),
+          el("tr", {}, [el("th", { scope: "row", text: "Margin" }), el("td", { "class": "num", colspan: "2", text: String(board.margin) })])
+        ])
+      ]);
+      hTitle.parentNode.insertBefore(el("section", { "class": "game-over offline-drawn", "aria-label": hollywood ? "Game " + board.number + " result" : "Result" }, [table]), hTitle);
+    });
+
+    // The hands.
+    var tbody = sheet.querySelector("table.hands tbody");
+    if (tbody) {
+      tbody.textContent = "";
+      var running = session.scores.map(function () { return {}; });
+      var editable = game.can_edit;
+      session.hands.forEach(function (scored, index) {
+        var local = hands[index];
+        var cells = [];
+        session.scores.forEach(function (board, b) {
+          var inBoard = !scored.scored_in || scored.scored_in.indexOf(board.number) >= 0;
+          if (inBoard && scored.winner !== null && scored.winner !== undefined) {
+            running[b][scored.winner] = (running[b][scored.winner] || 0) + scored.points;
+          }
+          if (hollywood) {
+            cells.push(el("td", { "class": "num run", text: (running[b][players[0].id] || 0) + "–" + (running[b][players[1].id] || 0) }));
+          }
+        });
+        if (!hollywood) {
+          players.forEach(function (p) { cells.push(el("td", { "class": "num run", text: String(running[0][p.id] || 0) })); });
+        }
+        var what = el("td", { "class": "what" }, [outcomeWords(scored, game), el("span", { "class": "meta", text: factWords(local.facts, game) })]);
+        if (local.op && local.op.state === "waiting") { what.appendChild(el("span", { "class": "unsent-mark", text: "not yet sent" })); }
+        if (local.conflict) { what.appendChild(el("span", { "class": "unsent-mark", text: "two versions" })); }
+        var row = el("tr", { "class": local.op || local.conflict ? "unsent" : "", "data-number": String(local.number) },
+          [el("td", { "class": "num", text: String(local.number) }), what,
+            el("td", { "class": "num pts", text: scored.points ? String(scored.points) + (scored.doubled ? " ×2" : "") : "" })].concat(cells));
+        if (editable) {
+          row.appendChild(el("td", { "class": "fix" }, [el("a", {
+            href: location.pathname + "hands/" + local.number + "/edit/", "aria-label": "Edit hand " + local.number, "data-offline-edit": String(local.number), text: "Edit"
+          })]));
+        }
+        tbody.appendChild(row);
+      });
+      if (!session.hands.length) { tbody.appendChild(el("tr", {}, [el("td", { colspan: "6", text: "No hands yet." })])); }
+    }
+
+    // Undo: the last hand on this phone (the page had no undo button if it had no hands).
+    var undo = sheet.querySelector("form.undo");
+    if (!undo && game.can_edit && hands.length) {
+      undo = el("form", { "class": "undo", method: "post", action: location.pathname + "hands/undo/" }, [
+        el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: csrfToken() }),
+        el("input", { type: "hidden", name: "number", value: String(hands.length) }),
+        el("button", { type: "submit", "class": "secondary", text: "Undo hand " + hands.length })
+      ]);
+      var scroll = sheet.querySelector(".table-scroll");
+      if (scroll) { scroll.parentNode.insertBefore(undo, scroll.nextSibling); }
+    }
+    if (undo) {
+      var numberInput = undo.querySelector("input[name=number]");
+      if (numberInput) { numberInput.value = String(hands.length); }
+      var undoButton = undo.querySelector("button");
+      if (undoButton) { undoButton.textContent = "Undo hand " + hands.length; }
+      undo.hidden = hands.length === 0;
+    }
+
+    // What is not yet sent.
+    var note = sheet.querySelector(".offline-note.status");
+    if (!note) {
+      note = el("p", { "class": "offline-note status", role: "status" });
+      var head = sheet.querySelector(".sheet-head");
+      head.parentNode.insertBefore(note, head.nextSibling);
+    }
+    note.hidden = unsent === 0;
+    note.textContent = unsent ? unsent + " change" + (unsent === 1 ? "" : "s") +
+      " not yet sent: scored on this phone, sent when the network is back." : "";
+    drawConflicts(state);
+  }
+
+  function drawConflicts(state) {
+    var sheet = document.getElementById("sheet");
+    Array.prototype.forEach.call(sheet.querySelectorAll(".conflict"), function (node) { node.remove(); });
+    state.ops.filter(function (op) { return op.state === "conflict" || op.state === "refused"; }).forEach(function (op) {
+      var box;
+      if (op.state === "refused") {
+        box = el("section", { "class": "conflict", "aria-label": "Not stored" }, [
+          el("h2", { text: "Hand " + op.number + " was not stored" }),
+          el("p", { text: op.problem || "The server refused it." }),
+          el("p", { text: "This phone's version: " + factWords(op.facts, state.game) }),
+          el("button", { type: "button", "class": "secondary", "data-drop": String(op.seq), text: "Forget this phone's version" })
+        ]);
+      } else {
+        var theirs = op.theirs || {};
+        box = el("section", { "class": "conflict", "aria-label": "Two versions of hand " + op.number }, [
+          el("h2", { text: "Two versions of hand " + op.number }),
+          el("p", { text: "Another phone recorded hand " + op.number + " while this one was offline. Keep one; the other is noted in the game's history." }),
+          el("div", { "class": "versions" }, [
+            el("div", { "class": "version theirs" }, [el("h3", { text: "The other phone" }), el("p", { text: theirs.words || "" }),
+              el("button", { type: "button", "class": "secondary", "data-keep": "theirs", "data-seq": String(op.seq), text: "Keep the other phone's" })]),
+            el("div", { "class": "version ours" }, [el("h3", { text: "This phone" }), el("p", { text: factWords(op.facts, state.game) }),
+              el("button", { type: "button", "class": "primary", "data-keep": "ours", "data-seq": String(op.seq), text: "Keep this phone's" })])
+          ])
+        ]);
+      }
+      var head = sheet.querySelector(".sheet-head");
+      head.parentNode.insertBefore(box, head.nextSibling);
+    });
+  }
+
+  function refresh(gameId) {
+    return Promise.all([getGame(gameId), opsOf(gameId)]).then(function (both) {
+      var stored = both[0];
+      var ops = both[1];
+      if (!stored) { return null; }
+      var hands = localHands(stored.game, ops);
+      return score(stored.game, hands).then(function (session) {
+        current = { gameId: gameId, game: stored.game, ops: ops, hands: hands, session: session };
+        if (ops.length) { drawSheet(current); }
+        return current;
+      });
+    });
+  }
+
+  function say(text, refused) {
+    var sheet = document.getElementById("sheet");
+    if (!sheet) { return; }
+    var note = sheet.querySelector(".offline-note.message");
+    if (!note) {
+      note = el("p", { "class": "offline-note message", role: "alert" });
+      var form = sheet.querySelector("form#record") || sheet.querySelector(".boards");
+      form.parentNode.insertBefore(note, form);
+    }
+    note.classList.toggle("refused", Boolean(refused));
+    note.textContent = text;
+    note.hidden = !text;
+  }
+
+  // ---- queueing a change made without a network ---------------------------------------------------
+  function refusal(game) {
+    if (!game) { return "This game was not opened on this phone while online, so it cannot be scored offline."; }
+    if (game.league_status === "confirmed") {
+      return "This league result is confirmed: it can only be corrected online (a correction needs a reason, kept in the game's history).";
+    }
+    if (!game.can_edit) { return "You may not change this game."; }
+    return null;
+  }
+
+  // Try the change on the local sheet; queue it only if the offline scorer accepts the whole sheet.
+  function queue(gameId, change) {
+    return Promise.all([getGame(gameId), opsOf(gameId)]).then(function (both) {
+      var stored = both[0];
+      var ops = both[1];
+      var refused = refusal(stored && stored.game);
+      if (refused) { say(refused, true); return null; }
+      var game = stored.game;
+      var hands = localHands(game, ops);
+      var writes = [];
+      var trial = ops.slice();
+      if (change.op === "add") {
+        var add = { game: gameId, op: "add", number: hands.length + 1, facts: change.facts, key: newKey(), state: "waiting", made: Date.now() };
+        trial.push(add);
+        writes.push(function () { return addOp(add); });
+      } else {
+        var target = hands.filter(function (h) { return h.number === change.number; })[0];
+        if (!target) { say("There is no hand " + change.number + " on this sheet.", true); return null; }
+        var pending = target.op && target.op.state === "waiting" ? target.op : null;
+        if (change.op === "edit") {
+          if (pending) {  // not yet sent: change what will be sent
+            var updated = Object.assign({}, pending, { facts: change.facts, key: newKey() });
+            trial = trial.map(function (op) { return op.seq === pending.seq ? updated : op; });
+            writes.push(function () { return putOp(updated); });
+          } else {
+            var edit = { game: gameId, op: "edit", number: change.number, hand_id: target.id, facts: change.facts, key: newKey(), state: "waiting", made: Date.now() };
+            trial.push(edit);
+            writes.push(function () { return addOp(edit); });
+          }
+        } else if (change.op === "remove") {
+          if (target.number !== hands.length) { say("Only the last hand can be undone here.", true); return null; }
+          if (pending && pending.op === "add") {
+            trial = trial.filter(function (op) { return op.seq !== pending.seq; });
+            writes.push(function () { return dropOp(pending.seq); });
+          } else {
+            if (pending) {
+              trial = trial.filter(function (op) { return op.seq !== pending.seq; });
+              writes.push(function () { return dropOp(pending.seq); });
+            }
+            var remove = { game: gameId, op: "remove", number: change.number, hand_id: target.id, facts: target.facts, key: newKey(), state: "waiting", made: Date.now() };
+            trial.push(remove);
+            writes.push(function () { return addOp(remove); });
+          }
+        }
+      }
+      return score(game, localHands(game, trial)).then(function () {
+        return writes.reduce(function (chain, write) { return chain.then(write); }, Promise.resolve());
+      }, function (error) {
+        say(error && error.message ? error.message : String(error), true);
+        throw error;
+      }).then(function () {
+        say("");
+        return refresh(gameId).then(function (state) { if (state) { drawSheet(state); } badge(); return state; });
+      });
+    }).catch(function () { return null; });
+  }
+
+  function formFacts(form) {
+    function checked(name) { var input = form.querySelector("input[name=" + name + "]:checked"); return input ? input.value : ""; }
+    function number(name) {
+      var input = form.querySelector("[name=" + name + "]");
+      var text = input ? input.value.trim() : "";
+      return text === "" ? null : Number(text);
+    }
+    var facts = {
+      ending: checked("ending") || (form.querySelector("[name=ending]") || {}).value || "",
+      by: null, knocker_deadwood: null, defender_deadwood: null, upcard: null
+    };
+    var by = checked("by") || (form.querySelector("select[name=by]") || {}).value || "";
+    if (by && facts.ending !== "dead") { facts.by = Number(by); }
+    if (facts.ending !== "dead") {
+      facts.knocker_deadwood = number("knocker_deadwood");
+      if (facts.ending === "knock") { facts.defender_deadwood = number("defender_deadwood"); }
+      if (facts.ending !== "knock") { facts.knocker_deadwood = null; facts.defender_deadwood = number("defender_deadwood"); }
+    }
+    var rank = checked("upcard_rank") || (form.querySelector("[name=upcard_rank]") || {}).value;
+    var suit = checked("upcard_suit") || (form.querySelector("[name=upcard_suit]") || {}).value;
+    if (rank && suit) { facts.upcard = rank + suit; } else if (form.querySelector("[name=upcard]")) { facts.upcard = form.querySelector("[name=upcard]").value.trim() || null; }
+    return facts;
+  }
+
+  function sheetGameId() {
+    var match = location.pathname.match(SHEET_PATH);
+    return match && document.getElementById("sheet") ? Number(match[1]) : null;
+  }
+
+  // Submits on the sheet while offline: handled here, before htmx sees them.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    var gameId = sheetGameId();
+    if (!gameId || !form || !form.closest || !form.closest("#sheet") || !offline()) { return; }
+    var action = event.submitter && event.submitter.name === "action" ? event.submitter.value : "save";
+    if (form.id === "record") {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      if (action !== "save") { return; }  // previews, card grids: need the server
+      queue(gameId, { op: "add", facts: formFacts(form) }).then(function (state) { if (state) { form.reset(); } });
+    } else if (form.classList.contains("undo")) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      queue(gameId, { op: "remove", number: Number(form.querySelector("input[name=number]").value) });
+    } else if (form.classList.contains("offline-edit")) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      queue(gameId, { op: "edit", number: Number(form.getAttribute("data-number")), facts: formFacts(form) })
+        .then(function (state) { if (state) { form.remove(); } });
+    }
+  }, true);
+
+  // Without a network htmx's requests (previews, counts) cannot be answered: do not send them.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (navigator.onLine === false) { event.preventDefault(); }
+  });
+
+  // A save that got no answer at all: keep the hand on the phone.
+  document.addEventListener("htmx:sendError", function (event) {
+    var elt = event.detail && event.detail.elt;
+    var form = elt && elt.closest ? elt.closest("form#record") : null;
+    var gameId = sheetGameId();
+    if (!form || !gameId) { return; }
+    var params = event.detail.requestConfig && event.detail.requestConfig.parameters;
+    var action = params && (params.get ? params.get("action") : params.action);
+    if (action && action !== "save") { return; }
+    netDown = true;
+    badge();
+    queue(gameId, { op: "add", facts: formFacts(form) }).then(function (state) { if (state) { form.reset(); } });
+  });
+
+  // Corrections offline: the edit page needs the server, so edit in place.
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    if (target && target.closest) {
+      var keep = target.closest("[data-keep]");
+      if (keep) { event.preventDefault(); resolveConflict(Number(keep.getAttribute("data-seq")), keep.getAttribute("data-keep")); return; }
+      var drop = target.closest("[data-drop]");
+      if (drop) { event.preventDefault(); dropOp(Number(drop.getAttribute("data-drop"))).then(function () { return refresh(sheetGameId()); }).then(function (s) { if (s) { drawSheet(s); } badge(); }); return; }
+    }
+    var link = target && target.closest ? target.closest("td.fix a") : null;
+    var gameId = sheetGameId();
+    if (!link || !gameId || !offline()) { return; }
+    event.preventDefault();
+    var number = Number(link.getAttribute("data-offline-edit") || (link.getAttribute("href").match(/hands\/(\d+)\/edit/) || [])[1]);
+    getGame(gameId).then(function (stored) {
+      var refused = refusal(stored && stored.game);
+      if (refused) { say(refused, true); return; }
+      openEdit(stored.game, number);
+    });
+  });
+
+  function openEdit(game, number) {
+    var sheet = document.getElementById("sheet");
+    Array.prototype.forEach.call(sheet.querySelectorAll("form.offline-edit"), function (node) { node.remove(); });
+    var hand = current && current.hands.filter(function (h) { return h.number === number; })[0];
+    var facts = hand ? hand.facts : { ending: "knock" };
+    var endings = Array.prototype.map.call(sheet.querySelectorAll("form#record input[name=ending]"), function (input) { return input.value; });
+    if (!endings.length) { endings = ["knock", "gin", "dead"]; }
+    function select(name, label, options, value) {
+      var field = el("select", { name: name, id: "offline-" + name });
+      options.forEach(function (option) {
+        var node = el("option", { value: option[0], text: option[1] });
+        if (String(option[0]) === String(value === null || value === undefined ? "" : value)) { node.selected = true; }
+        field.appendChild(node);
+      });
+      return el("p", {}, [el("label", { "for": "offline-" + name, text: label + " " }), field]);
+    }
+    function numberField(name, label, value) {
+      return el("p", {}, [el("label", { "for": "offline-" + name, text: label + " " }),
+        el("input", { name: name, id: "offline-" + name, inputmode: "numeric", value: value === null || value === undefined ? "" : String(value) })]);
+    }
+    var form = el("form", { "class": "offline-edit", "data-number": String(number), "aria-label": "Correct hand " + number }, [
+      el("h2", { text: "Correct hand " + number + " (offline)" }),
+      select("ending", "How it ended", endings.map(function (e) { return [e, ENDING_WORDS[e] || e]; }), facts.ending),
+      select("by", "Who went out", [["", "nobody (dead hand)"], [game.player_one.id, game.player_one.name], [game.player_two.id, game.player_two.name]], facts.by),
+      numberField("knocker_deadwood", "Knocker's deadwood", facts.knocker_deadwood),
+      numberField("defender_deadwood", "Other player's deadwood", facts.defender_deadwood),
+      sheet.querySelector("form#record [name=upcard_rank]") ? numberField("upcard", "Upcard (e.g. 7S)", facts.upcard) : null,
+      el("div", { "class": "buttons" }, [el("button", { type: "submit", "class": "primary", text: "Save correction" })])
+    ]);
+    var table = sheet.querySelector(".table-scroll");
+    table.parentNode.insertBefore(form, table.nextSibling);
+    form.querySelector("select").focus();
+  }
+
+  // ---- sync ---------------------------------------------------------------------------------------
+  var syncing = null;
+  function sync() {
+    if (syncing) { return syncing; }
+    if (navigator.onLine === false) { return Promise.resolve(false); }
+    syncing = allOps().then(function (ops) {
+      var blocked = {};
+      var changed = {};
+      return ops.reduce(function (chain, op) {
+        return chain.then(function () {
+          if (op.state !== "waiting" || blocked[op.game]) { blocked[op.game] = true; return null; }
+          return send(op).then(function (outcome) {
+            changed[op.game] = true;
+            if (outcome !== "sent") { blocked[op.game] = true; }
+          });
+        });
+      }, Promise.resolve()).then(function () { return changed; });
+    }).then(function (changed) {
+      syncing = null;
+      badge();
+      var gameId = sheetGameId();
+      if (gameId && changed[gameId]) { return afterSync(gameId); }
+      drawWaiting();
+      return true;
+    }, function () {
+      syncing = null;
+      badge();
+      return false;
+    });
+    return syncing;
+  }
+
+  function handUrl(op, handId) { return "/api/games/" + op.game + "/hands/" + (handId ? handId + "/" : ""); }
+
+  function send(op) {
+    var request;
+    if (op.op === "add") {
+      request = api("POST", handUrl(op), Object.assign({ number: op.number }, op.facts), op.key);
+    } else if (op.op === "edit") {
+      request = api("PUT", handUrl(op, op.hand_id), Object.assign({ reason: "Corrected on a phone without a network" }, op.facts), op.key);
+    } else {
+      request = api("DELETE", handUrl(op, op.hand_id), undefined, op.key);
+    }
+    return request.then(function (answer) {
+      if (answer.status >= 200 && answer.status < 300) {
+        var chain = answer.data && answer.data.game ? putGame(answer.data.game) : Promise.resolve();
+        return chain.then(function () { return dropOp(op.seq); }).then(function () { return "sent"; });
+      }
+      if (answer.status === 409 && op.op === "add") { return conflict(op); }
+      if (answer.status >= 500 || answer.status === 429) { throw new Error("server busy"); }
+      op.state = "refused";
+      op.problem = (answer.data && (answer.data.message || answer.data.detail)) || ("The server refused it (" + answer.status + ").");
+      return putOp(op).then(function () { return "refused"; });
+    });
+  }
+
+  // Another phone recorded this hand first: keep both versions until the players choose.
+  function conflict(op) {
+    return api("GET", "/api/games/" + op.game + "/").then(function (answer) {
+      if (answer.status !== 200) { throw new Error("could not read the game"); }
+      var game = answer.data;
+      return putGame(game).then(function () {
+        var theirs = game.hands.filter(function (h) { return h.number === op.number; })[0];
+        if (theirs && sameFacts(theirs, op.facts)) {  // the same hand reached the server another way
+          return dropOp(op.seq).then(function () { return "sent"; });
+        }
+        if (!theirs) {  // the sheet moved on differently (hands removed): send as the next hand
+          op.number = game.hand_count + 1;
+          op.key = newKey();
+          return putOp(op).then(function () { return send(op); });
+        }
+        op.state = "conflict";
+        op.theirs = { id: theirs.id, facts: factsOf(theirs), words: outcomeWords(theirs, game) + " (" + factWords(factsOf(theirs), game) + ")" };
+        return putOp(op).then(function () { return "conflict"; });
+      });
+    });
+  }
+
+  function resolveConflict(seq, keep) {
+    return allOps().then(function (ops) {
+      var op = ops.filter(function (o) { return o.seq === seq; })[0];
+      if (!op || !op.theirs) { return null; }
+      if (offline()) { say("Choosing a version needs the network: the server keeps the other one in the game's history.", true); return null; }
+      var request = keep === "ours"
+        ? api("PUT", handUrl(op, op.theirs.id), Object.assign({ reason: "Two phones recorded hand " + op.number + "; the players kept the other phone's version" }, op.facts), op.key + "-ours")
+        : api("POST", handUrl(op, op.theirs.id) + "set-aside/", op.facts, op.key + "-theirs");
+      return request.then(function (answer) {
+        if (answer.status >= 300) {
+          say((answer.data && answer.data.message) || "The server refused it.", true);
+          return null;
+        }
+        var chain = answer.data && answer.data.game ? putGame(answer.data.game) : Promise.resolve();
+        return chain.then(function () { return dropOp(op.seq); }).then(function () { return sync(); });
+      });
+    }).then(function () {
+      var gameId = sheetGameId();
+      if (gameId) { return afterSync(gameId); }
+      drawWaiting();
+    });
+  }
+
+  // The server's answer replaces the local figures: once nothing is left for this game, show its page.
+  function afterSync(gameId) {
+    return opsOf(gameId).then(function (ops) {
+      if (!ops.length) {
+        if (document.querySelector("#sheet .offline-note.status, #sheet tr.unsent, #sheet .conflict")) { location.reload(); }
+        return true;
+      }
+      return refresh(gameId).then(function (state) { if (state) { drawSheet(state); } return true; });
+    });
+  }
+
+  // ---- the badge and the waiting page ---------------------------------------------------------------
+  function badge() {
+    var node = document.getElementById("net-badge");
+    if (!node) { return Promise.resolve(); }
+    return allOps().then(function (ops) {
+      var conflicts = ops.filter(function (op) { return op.state !== "waiting"; }).length;
+      var waiting = ops.length - conflicts;
+      var text;
+      var state;
+      if (conflicts) { state = "conflict"; text = conflicts + " to check"; }
+      else if (offline()) { state = "offline"; text = waiting ? "Offline · " + waiting + " waiting" : "Offline"; }
+      else if (waiting) { state = "waiting"; text = waiting + " waiting"; }
+      else { state = "online"; text = "Online"; }
+      node.className = "net-badge is-" + state;
+      node.textContent = text;
+      node.setAttribute("data-state", state);
+      node.setAttribute("data-waiting", String(waiting));
+      node.setAttribute("aria-label", "Network: " + text + " (what is waiting)");
+      node.hidden = false;
+    }).catch(function () { node.hidden = true; });
+  }
+
+  function drawWaiting() {
+    var list = document.getElementById("waiting-list");
+    if (!list) { return Promise.resolve(); }
+    return allOps().then(function (ops) {
+      list.textContent = "";
+      if (!ops.length) {
+        list.appendChild(el("p", { "class": "waiting-empty", text: "Nothing is waiting: everything scored on this phone has reached the server." }));
+        return;
+      }
+      var byGame = {};
+      var order = [];
+      ops.forEach(function (op) {
+        if (!byGame[op.game]) { byGame[op.game] = []; order.push(op.game); }
+        byGame[op.game].push(op);
+      });
+      return Promise.all(order.map(getGame)).then(function (games) {
+        order.forEach(function (gameId, i) {
+          var game = games[i] && games[i].game;
+          var title = game ? game.player_one.name + " v " + game.player_two.name : "Game " + gameId;
+          var items = byGame[gameId].map(function (op) {
+            var what = op.op === "add" ? "Hand " + op.number + ": " + (game ? factWords(op.facts, game) : op.facts.ending)
+              : op.op === "edit" ? "Correction of hand " + op.number + ": " + (game ? factWords(op.facts, game) : "")
+              : "Undo hand " + op.number;
+            var state = op.state === "waiting" ? "not yet sent" : op.state === "conflict" ? "two versions: choose on the sheet" : "refused: " + (op.problem || "");
+            return el("li", {}, [what + " ", el("span", { "class": "unsent-mark", text: state })]);
+          });
+          list.appendChild(el("section", { "class": "waiting-game" }, [
+            el("h2", {}, [el("a", { href: "/games/" + gameId + "/", text: title })]),
+            el("ol", {}, items)
+          ]));
+        });
+      });
+    });
+  }
+
+  // ---- start --------------------------------------------------------------------------------------
+  function keepSheet(gameId) {
+    // The game's facts for the offline scorer (the worker also keeps this answer), and the page itself.
+    if (navigator.onLine === false) { return Promise.resolve(); }
+    return api("GET", "/api/games/" + gameId + "/").then(function (answer) {
+      if (answer.status === 200 && answer.data && answer.data.id === gameId) {
+        return opsOf(gameId).then(function (ops) {
+          // While changes wait, keep the figures they were scored against until they are sent.
+          if (!ops.length) { return putGame(answer.data); }
+          return null;
+        });
+      }
+      return null;
+    }, function () { return null; });
+  }
+
+  function start() {
+    var ready = [];
+    if ("serviceWorker" in navigator && window.isSecureContext) {
+      ready.push(navigator.serviceWorker.register(CONF.sw, { scope: "/" }).then(function () {
+        return navigator.serviceWorker.ready;
+      }).then(function (registration) {
+        if (registration.active && navigator.onLine !== false) {
+          registration.active.postMessage({ type: "keep", url: location.pathname + location.search });
+        }
+      }).catch(function () { return null; }));
+    }
+    var gameId = sheetGameId();
+    if (gameId) {
+      ready.push(keepSheet(gameId).then(function () { return refresh(gameId); }).then(function () {
+        return engine();  // loaded (and cached) while the network is here
+      }).catch(function () { return null; }));
+    }
+    ready.push(badge());
+    ready.push(drawWaiting());
+    Promise.all(ready).then(function () {
+      document.documentElement.setAttribute("data-offline-ready", "1");
+      if (!offline()) { sync(); }
+    });
+  }
+
+  window.addEventListener("online", function () { netDown = false; badge(); sync(); });
+  window.addEventListener("offline", function () { badge(); });
+  window.GinOffline = { sync: sync, queue: queue, badge: badge };
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }
+})();

@@ -1,0 +1,318 @@
+"""Scoring without a network (issue 14), in Chromium with the network switched off.
+
+The figures shown offline come from the offline scorer (static/js/engine.js); once synced, the
+server's figures (the Python engine) must be the same, and every hand must reach the server once.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from scoring.models import FactChange, Game, Hand
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, login, screenshot
+from tests.browser.test_kitchen import enter_hand
+from tests.factories import PlayerFactory, UserFactory, make_game
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def ready(page) -> None:
+    """offline.js has registered the worker, kept the game's facts and loaded the offline scorer."""
+    expect(page.locator("html[data-offline-ready='1']")).to_have_count(1)
+
+
+def open_sheet(page, base_url: str, game: Game) -> None:
+    """Open a scoresheet and wait until this phone holds what it needs to score it offline."""
+    page.goto(f"{base_url}/games/{game.pk}/")
+    ready(page)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    # The worker keeps the page and the game's facts when it sees them: look once more through it.
+    page.reload()
+    ready(page)
+
+
+def totals(page) -> list[str]:
+    return [text.strip() for text in page.locator(".boards .board .line .pts").all_inner_texts()]
+
+
+def save_offline(page, rows: int) -> None:
+    page.get_by_role("button", name="Save hand").click()
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(rows)
+
+
+def watch_problems(page, problems: list[str]) -> None:
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on(
+        "console",
+        lambda message: (
+            problems.append(f"console: {message.text}")
+            if message.type == "error"
+            and "Failed to load resource" not in message.text
+            and "ERR_INTERNET" not in message.text
+            else None
+        ),
+    )
+
+
+def test_five_hands_scored_offline_survive_reload_and_restart_then_reach_the_server_once_in_order(
+    browser, live_server, tmp_path
+):
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
+    profile = tmp_path / "phone"
+    playwright_chromium = browser.browser_type
+    problems: list[str] = []
+
+    def launch():
+        context = playwright_chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, viewport=PHONE
+        )
+        context.set_default_timeout(20_000)
+        page = context.pages[0] if context.pages else context.new_page()
+        watch_problems(page, problems)
+        return context, page
+
+    context, page = launch()
+    login(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+
+    context.set_offline(True)
+    expect(page.locator("#net-badge")).to_have_text("Offline")
+    enter_hand(page, ending="Knock", by="Ann", knocker=5, defender=20)
+    save_offline(page, 1)
+    enter_hand(page, ending="Gin", by="Bob", defender=12)
+    save_offline(page, 2)
+    enter_hand(page, ending="Knock", by="Ann", knocker=8, defender=4)  # Bob undercuts
+    save_offline(page, 3)
+    enter_hand(page, ending="Knock", by="Bob", knocker=3, defender=30)
+    save_offline(page, 4)
+    enter_hand(page, ending="Knock", by="Ann", knocker=2, defender=10)
+    save_offline(page, 5)
+    enter_hand(page, ending="Dead hand")  # a slip: undone at once, so it never reaches the server
+    save_offline(page, 6)
+    page.get_by_role("button", name="Undo hand 6").click()
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(5)
+    # A correction offline: hand 4's other player had 25, not 30.
+    page.get_by_role("link", name="Edit hand 4").click()
+    correction = page.locator("form.offline-edit")
+    correction.get_by_label("Other player's deadwood").fill("25")
+    correction.get_by_role("button", name="Save correction").click()
+    expect(correction).to_have_count(0)
+
+    rows = page.locator("table.hands tbody tr")
+    expect(rows).to_have_count(5)
+    expect(rows.nth(1)).to_contain_text("Bob gin 37")
+    expect(rows.nth(2)).to_contain_text("Bob undercut 29")
+    expect(rows.nth(3)).to_contain_text("Bob knock 22")
+    expect(page.locator("#net-badge")).to_have_text("Offline · 5 waiting")
+    shown = totals(page)
+    assert shown == ["23", "88"], shown
+    screenshot(page, "offline-five-hands")
+    assert Hand.objects.filter(game=game).count() == 0  # nothing reached the server yet
+
+    # Reload without a network: the sheet and the five hands are still there, scored.
+    page.reload()
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(5)
+    expect(page.locator("table.hands tbody tr").nth(3)).to_contain_text("Bob knock 22")
+    assert totals(page) == shown
+    expect(page.locator(".offline-note.status")).to_contain_text("5 changes not yet sent")
+
+    # The phone is put away (the browser closes) and opened again later, with the network back.
+    context.close()
+    context, page = launch()
+    posts: list[str] = []
+    page.on("request", lambda request: posts.append(request.url) if request.method == "POST" else None)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    expect(page.locator("#net-badge")).to_have_text("Online")
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(0)
+    expect(page.locator("table.hands tbody tr")).to_have_count(5)
+
+    hands = list(Hand.objects.filter(game=game).order_by("number"))
+    assert [(h.number, h.ending, h.by.name, h.knocker_deadwood, h.defender_deadwood) for h in hands] == [
+        (1, "knock", "Ann", 5, 20),
+        (2, "gin", "Bob", None, 12),
+        (3, "knock", "Ann", 8, 4),
+        (4, "knock", "Bob", 3, 25),
+        (5, "knock", "Ann", 2, 10),
+    ]
+    assert [h.result for h in hands][1:3] == ["gin", "undercut"]
+    assert len([url for url in posts if re.search(r"/api/games/\d+/hands/$", url)]) == 5
+    game.refresh_from_db()
+    score = game.scores.get(number=1)
+    assert [str(score.player_one_hand_points), str(score.player_two_hand_points)] == shown
+    assert totals(page) == shown  # the server's page now shows the server's figures: the same
+    context.close()
+    assert not problems, problems
+
+
+def test_two_phones_record_hand_3_and_the_players_keep_one_nothing_lost(new_page, live_server):
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    game = make_game(
+        player_one=ann,
+        player_two=bob,
+        created_by=user,
+        hands=[
+            {"ending": "knock", "by": ann.pk, "knocker_deadwood": 4, "defender_deadwood": 14},
+            {"ending": "knock", "by": bob.pk, "knocker_deadwood": 6, "defender_deadwood": 16},
+        ],
+    )
+    offline_phone = new_page()
+    online_phone = new_page()
+    for phone in (offline_phone, online_phone):
+        login(phone, live_server.url, "ann")
+    open_sheet(offline_phone, live_server.url, game)
+    online_phone.goto(f"{live_server.url}/games/{game.pk}/")
+
+    offline_phone.context.set_offline(True)
+    enter_hand(offline_phone, ending="Gin", by="Ann", defender=9)
+    save_offline(offline_phone, 1)
+
+    enter_hand(online_phone, ending="Knock", by="Bob", knocker=2, defender=12)
+    online_phone.get_by_role("button", name="Save hand").click()
+    expect(online_phone.locator(".notice")).to_contain_text("Hand 3 saved")
+
+    offline_phone.context.set_offline(False)
+    conflict = offline_phone.locator(".conflict")
+    expect(conflict).to_contain_text("Two versions of hand 3")
+    expect(conflict.locator(".theirs")).to_contain_text("Bob knock 10")
+    expect(conflict.locator(".ours")).to_contain_text("Gin by Ann against 9")
+    expect(offline_phone.locator("#net-badge")).to_have_text("1 to check")
+    rows = offline_phone.locator("table.hands tbody tr")
+    expect(rows).to_have_count(3)  # the server's hand 3 stands until the players choose
+    expect(rows.nth(2)).to_contain_text("two versions")
+    screenshot(offline_phone, "offline-two-versions")
+    assert Hand.objects.get(game=game, number=3).ending == "knock"  # nothing replaced before the players chose
+
+    conflict.get_by_role("button", name="Keep this phone's").click()
+    expect(offline_phone.locator(".conflict")).to_have_count(0)
+    expect(offline_phone.locator("#net-badge")).to_have_text("Online")
+    kept = Hand.objects.get(game=game, number=3)
+    assert (kept.ending, kept.by_id, kept.defender_deadwood) == ("gin", ann.pk, 9)
+    assert Hand.objects.filter(game=game).count() == 3
+    # The other phone's version is in the audit trail.
+    trail = list(FactChange.objects.filter(game=game, hand_number=3).values_list("what", "before", "after"))
+    assert ("Hand 3 ending", "Knock", "Gin") in trail
+    assert ("Hand 3 went out", "Bob", "Ann") in trail
+
+
+def test_keeping_the_other_phones_version_notes_this_phones_in_the_history(new_page, live_server):
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    game = make_game(player_one=ann, player_two=bob, created_by=user)
+    offline_phone = new_page()
+    login(offline_phone, live_server.url, "ann")
+    open_sheet(offline_phone, live_server.url, game)
+    offline_phone.context.set_offline(True)
+    enter_hand(offline_phone, ending="Knock", by="Ann", knocker=3, defender=33)
+    save_offline(offline_phone, 1)
+    Hand.objects.filter(game=game).delete()
+    from scoring import services
+
+    services.hand_record(game=game, ending="gin", by=bob.pk, defender_deadwood=7, expected_number=1)
+
+    offline_phone.context.set_offline(False)
+    conflict = offline_phone.locator(".conflict")
+    expect(conflict).to_contain_text("Two versions of hand 1")
+    conflict.get_by_role("button", name="Keep the other phone's").click()
+    expect(offline_phone.locator(".conflict")).to_have_count(0)
+    expect(offline_phone.locator("table.hands tbody tr")).to_have_count(1)
+    expect(offline_phone.locator("table.hands tbody tr").first).to_contain_text("Bob gin")
+    assert Hand.objects.get(game=game).ending == "gin"
+    line = FactChange.objects.get(game=game, action="version_set_aside")
+    assert (line.hand_number, line.before, line.after) == (
+        1,
+        "Gin by Bob against 7",
+        "Knock by Ann deadwood 3 against 33",
+    )
+
+
+def test_a_confirmed_league_result_is_not_changed_offline(page, live_server):
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    game = make_game(
+        player_one=ann,
+        player_two=bob,
+        created_by=user,
+        hands=[{"ending": "knock", "by": ann.pk, "knocker_deadwood": 4, "defender_deadwood": 14}],
+    )
+    login(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+    # Confirmed meanwhile (by the other player, say): this phone learns it on its next look.
+    Game.objects.filter(pk=game.pk).update(league_status="confirmed")
+    page.reload()
+    ready(page)
+    page.context.set_offline(True)
+    undo = page.get_by_role("button", name="Undo hand 1")
+    if undo.count():
+        undo.click()
+        expect(page.locator(".offline-note.refused")).to_contain_text("confirmed")
+    page.get_by_role("link", name="Edit hand 1").click()
+    expect(page.locator(".offline-note.refused")).to_contain_text("This league result is confirmed")
+    expect(page.locator("form.offline-edit")).to_have_count(0)
+    page.context.set_offline(False)
+    assert Hand.objects.get(game=game).knocker_deadwood == 4
+
+
+def test_installable_manifest_and_service_worker(page, live_server):
+    UserFactory(username="ann")
+    login(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/")
+    ready(page)
+    manifest = page.evaluate(
+        """async () => {
+            const link = document.querySelector('link[rel=manifest]');
+            const answer = await fetch(link.href);
+            return {type: answer.headers.get('content-type'), body: await answer.json()};
+        }"""
+    )
+    assert manifest["type"].startswith("application/manifest+json")
+    body = manifest["body"]
+    assert body["name"] == "GinLeague" and body["short_name"]
+    assert body["display"] == "standalone"
+    assert body["start_url"] == "/"
+    assert re.fullmatch(r"#[0-9a-f]{6}", body["theme_color"])
+    sizes = {icon["sizes"] for icon in body["icons"]}
+    assert {"192x192", "512x512"} <= sizes
+    assert any(icon.get("purpose") == "maskable" for icon in body["icons"])
+    for icon in body["icons"]:  # each icon is a PNG of the size it claims
+        width, height = page.evaluate(
+            """async (src) => {
+                const image = new Image(); image.src = src; await image.decode();
+                return [image.naturalWidth, image.naturalHeight];
+            }""",
+            icon["src"],
+        )
+        assert f"{width}x{height}" == icon["sizes"]
+
+    registration = page.evaluate(
+        """async () => {
+            const reg = await navigator.serviceWorker.ready;
+            return {scope: reg.scope, script: reg.active.scriptURL, controlled: !!navigator.serviceWorker.controller};
+        }"""
+    )
+    assert registration["scope"] == f"{live_server.url}/"
+    assert registration["script"] == f"{live_server.url}/sw.js"
+    worker = page.request.get(f"{live_server.url}/sw.js")
+    assert worker.headers["content-type"].startswith("text/javascript")
+    assert "no-cache" in worker.headers["cache-control"]
+    csp = (
+        worker.headers.get("content-security-policy", "")
+        or page.request.get(f"{live_server.url}/").headers["content-security-policy"]
+    )
+    assert "worker-src 'self'" in csp and "manifest-src 'self'" in csp
+    assert page.evaluate("document.querySelector('meta[name=theme-color]').content") == body["theme_color"]
+
+    # The start page opens without a network once seen, and the waiting page too.
+    page.reload()
+    page.context.set_offline(True)
+    page.goto(f"{live_server.url}/")
+    expect(page.locator("header.site .brand")).to_have_text("GinLeague")
+    expect(page.locator("#net-badge")).to_have_text("Offline")
+    page.goto(f"{live_server.url}/waiting/")
+    expect(page.locator("#waiting-list")).to_contain_text("Nothing is waiting")
+    page.context.set_offline(False)
