@@ -396,3 +396,32 @@ class StandingLine(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}: player {self.player_id}"
+
+
+class StandingTotal(models.Model):
+    """One player's standings lines of one season summed (split by ``fixture``, as the lines are).
+
+    Derived: rewritten for the two players of a game from their lines whenever the game's lines
+    are (``scoring.services.standing_lines_write``), so a standings view sums a row per player.
+    """
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    fixture = models.BooleanField()
+    played = models.PositiveIntegerField()
+    won = models.PositiveIntegerField()
+    lost = models.PositiveIntegerField()
+    drawn = models.PositiveIntegerField()
+    net = models.IntegerField()
+    hands_won = models.PositiveIntegerField()
+    gins = models.PositiveIntegerField()
+    undercuts_given = models.PositiveIntegerField()
+    undercuts_received = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["season", "player", "fixture"], name="standingtotal_once_per_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season_id}: player {self.player_id}"

@@ -14,7 +14,7 @@ from typing import Any
 from django.apps import apps as django_apps
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from players.models import Player
@@ -27,7 +27,7 @@ from scoring.engine.overrides import read_rules
 from scoring.engine.record import GameRecord, RecordError, score_record
 from scoring.engine.rules import RuleError, RuleSet
 from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
-from scoring.models import Game, GameScore, Hand, LeagueStatus, StandingLine
+from scoring.models import Game, GameScore, Hand, LeagueStatus, StandingLine, StandingTotal
 from scoring.permissions import CLOSED_SEASON, may_record_for, record_owner_message, season_is_closed
 from scoring.selectors import hand_facts
 
@@ -228,6 +228,36 @@ def standing_lines_write(*, game: Game, hands: Sequence[Hand] | None = None) -> 
         hands = list(Hand.objects.filter(game_id=game.pk).only("winner_id", "result", "by_id"))
     StandingLine.objects.filter(game_id=game.pk).delete()
     StandingLine.objects.bulk_create(_standing_lines(game, hands))
+    if game.season_id is not None:
+        standing_totals_write(season_id=game.season_id, player_ids=(game.player_one_id, game.player_two_id))
+
+
+LINE_FIGURES = ("won", "lost", "drawn", "net", "hands_won", "gins", "undercuts_given", "undercuts_received")
+
+
+def standing_totals_write(*, season_id: int, player_ids=None, apps=None) -> None:
+    """Rewrite the season totals of ``player_ids`` (all the season's players if None) from their lines."""
+    models = apps or django_apps
+    line_model, total_model = models.get_model("scoring", "StandingLine"), models.get_model("scoring", "StandingTotal")
+    lines, totals = line_model.objects.filter(season_id=season_id), total_model.objects.filter(season_id=season_id)
+    if player_ids is not None:
+        lines, totals = lines.filter(player_id__in=player_ids), totals.filter(player_id__in=player_ids)
+    totals.delete()
+    summed = (
+        lines.order_by()
+        .values("player_id", "fixture")
+        .annotate(played=Count("pk"), **{f"total_{name}": Sum(name) for name in LINE_FIGURES})
+    )
+    total_model.objects.bulk_create(
+        total_model(
+            season_id=season_id,
+            player_id=row["player_id"],
+            fixture=row["fixture"],
+            played=row["played"],
+            **{name: row[f"total_{name}"] for name in LINE_FIGURES},
+        )
+        for row in summed
+    )
 
 
 def standing_lines_rebuild(*, apps=None, batch: int = 2000) -> int:
@@ -291,6 +321,9 @@ def standing_lines_rebuild(*, apps=None, batch: int = 2000) -> int:
                     )
             line_model.objects.bulk_create(lines, batch_size=5000)
             written += len(lines)
+        models.get_model("scoring", "StandingTotal").objects.all().delete()
+        for season_id in counted.values_list("season_id", flat=True).distinct().order_by("season_id"):
+            standing_totals_write(season_id=season_id, apps=apps)
     return written
 
 
@@ -672,7 +705,10 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
 
 def game_delete(*, game: Game) -> None:
     with transaction.atomic():
+        counted = game.standing_lines.exists()
         game.delete()
+        if counted:  # its lines went with it: the two players' season totals without them
+            standing_totals_write(season_id=game.season_id, player_ids=(game.player_one_id, game.player_two_id))
 
 
 def game_import(*, record: GameRecord, created_by=None) -> Game:

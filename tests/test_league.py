@@ -274,7 +274,7 @@ def test_standings_figures_come_from_the_engines_columns(db):
     assert rows[cast.guest.name].played == 1 and rows[cast.guest.name].won == 0
 
 
-def test_standings_use_a_fixed_number_of_queries(db, django_assert_num_queries):
+def test_standings_use_a_fixed_number_of_queries(db, django_assert_max_num_queries):
     for size in (4, 10):
         cast = make_club(name=f"Club of {size}")
         extra = [clubs.member_add_guest(club=cast.club, name=f"Guest {size}-{i}").player for i in range(size - 4)]
@@ -283,7 +283,7 @@ def test_standings_use_a_fixed_number_of_queries(db, django_assert_num_queries):
         season = league.season_create(club=cast.club, name="S", players=entrants)
         for fixture in season.fixtures.all()[: size + 2]:
             start_and_finish(fixture, fixture.home, started_by=cast.admin, confirm_by=cast.admin)
-        with django_assert_num_queries(4):
+        with django_assert_max_num_queries(4):  # the pairs query only when head-to-head may decide
             standings = season_standings(season)
         assert sum(row.played for row in standings.rows) == 2 * (size + 2)
 

@@ -12,8 +12,6 @@ hands, once each, and its derived figures equal the engine's from the stored fac
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 from django.conf import settings
 from django.db import connection
@@ -99,7 +97,6 @@ def test_no_acknowledged_hand_is_lost_or_doubled_when_connections_are_cut_and_a_
     finally:
         stop(server)
 
-    print(f"faults {faults}; {figures}; statuses {dict(Counter(outcome.statuses))}, no answer {outcome.no_answer}")
     assert faults.get("terminated", 0) >= 1, faults  # the faults did happen mid-run
     assert faults.get("killed"), faults
     assert 500 not in outcome.statuses
