@@ -126,6 +126,7 @@ def main() -> None:
                     viewport=VIEWPORT,
                     args=["--no-sandbox", "--disable-gpu"],
                 )
+                context.set_default_timeout(60_000)
                 page = context.pages[0] if context.pages else context.new_page()
                 page.goto(f"{base}/login/")
                 page.get_by_label("Username").fill("bench")
@@ -174,7 +175,12 @@ def main() -> None:
                 cookies = "; ".join(f"{c['name']}={c['value']}" for c in context.cookies())
                 start = time.perf_counter()
                 context.set_offline(False)
+                deadline = time.monotonic() + 30
                 while hand_count(base, game, cookies) < 3 + args.hands:
+                    if time.monotonic() > deadline:
+                        state = page.evaluate("[navigator.onLine, document.getElementById('net-badge').textContent]")
+                        count = hand_count(base, game, cookies)
+                        raise SystemExit(f"the queued hands did not all arrive (run {run}): {count}, {state}")
                     time.sleep(0.005)
                 sync_ms = (time.perf_counter() - start) * 1000
                 page.locator("#net-badge[data-state=online]").wait_for()

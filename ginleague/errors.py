@@ -35,6 +35,8 @@ MESSAGES = {
     500: "Something went wrong on our side, and it has been logged. Nothing you sent was half-saved.",
     503: "The database is not answering for a moment (a restart or failover). Nothing you sent was saved; "
     "send it again in a few seconds.",
+    "csrf": "This form's security check failed, so nothing was saved: the page was probably open "
+    "from before you signed in or out, or your browser blocked this site's cookies.",
 }
 # For the pages: a heading, and what the visitor can do about it.
 PAGES = {
@@ -43,6 +45,8 @@ PAGES = {
     404: ("Not found", "The address may be mistyped, or the game, player or club was removed or is private."),
     413: ("Too large", "Send less at once: a request may carry at most 2.5 MB."),
     500: ("Something went wrong", "Try again in a moment; if it keeps happening, tell the site's owner."),
+    "csrf": ("Form expired", "Reload the page (your entries may need typing again) and send it again; "
+             "if it keeps happening, allow cookies for this site."),
     503: ("Try again in a moment", "Go back and send it again: a hand sent twice with the same form is saved once."),
 }
 # Seconds a client waits before sending again: a database restart or failover takes a few.
@@ -76,6 +80,16 @@ def bad_request(request, exception=None):
         return _answer(request, 413, MESSAGES[413])
     # Django's own reasons (a bad Host header, a broken form) are for the log, not the visitor.
     return _answer(request, 400, MESSAGES[400])
+
+
+def csrf_failure(request, reason=""):
+    """CSRF_FAILURE_VIEW: a form sent without its security token (e.g. a page left open across a
+    sign-in, or cookies blocked). Django's own page is for developers; this one says what to do."""
+    if _is_api(request):
+        return JsonResponse(problem(None, MESSAGES["csrf"]), status=403)
+    heading, advice = PAGES["csrf"]
+    return render(request, "errors/page.html", {"heading": heading, "message": MESSAGES["csrf"], "advice": advice},
+                  status=403)
 
 
 @requires_csrf_token

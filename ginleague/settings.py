@@ -88,6 +88,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", LOCAL_HOSTS)
 # Served under a real name: HTTPS, HSTS, secure cookies and collected static files.
 SERVED_PUBLICLY = not DEBUG and any(host not in LOCAL_HOSTS for host in ALLOWED_HOSTS)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+CSRF_FAILURE_VIEW = "ginleague.errors.csrf_failure"  # the site's page, not Django's developer one
 
 INSTALLED_APPS = [
     "django.contrib.admin",

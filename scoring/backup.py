@@ -37,8 +37,9 @@ VERSION = 1
 # Apps whose every model is kept, and single models kept from Django's own apps.
 WHOLE_APPS = ("players", "scoring")
 EXTRA_MODELS = ("auth.Group", "auth.User", "admin.LogEntry")
-# Replays of recent API writes (not data), and the standings lines (derived: game_recompute writes them again).
-LEFT_OUT = {"scoring.IdempotentRequest", "scoring.StandingLine"}
+# Replays of recent API writes (not data), and the standings lines and totals (derived: game_recompute
+# writes them again).
+LEFT_OUT = {"scoring.IdempotentRequest", "scoring.StandingLine", "scoring.StandingTotal"}
 # Rows a freshly migrated install may already hold; restore replaces them.
 REPLACEABLE = {"players.SiteSettings"}
 CHUNK = 2000

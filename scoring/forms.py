@@ -334,16 +334,21 @@ class HandForm(forms.Form):
         )
 
 
-class CorrectionForm(HandForm):
-    """A hand's corrected facts and why (kept in the game's history; a confirmed result needs it)."""
-
-    reason = forms.CharField(
-        label="Reason for the correction",
+def _reason_field(label: str) -> forms.CharField:
+    """Why a hand is corrected or removed: optional, but a confirmed result needs it (the service's rule)."""
+    return forms.CharField(
+        label=label,
         required=False,
         max_length=500,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Optional; required when the result was already confirmed. Shown in the game's history.",
     )
+
+
+class CorrectionForm(HandForm):
+    """A hand's corrected facts and why (kept in the game's history; a confirmed result needs it)."""
+
+    reason = _reason_field("Reason for the correction")
 
     def reason_text(self) -> str:
         return (getattr(self, "cleaned_data", {}).get("reason") or self.data.get("reason") or "").strip()
@@ -352,13 +357,7 @@ class CorrectionForm(HandForm):
 class RemovalForm(forms.Form):
     """Why a hand is removed (kept in the game's history; a confirmed result needs it)."""
 
-    reason = forms.CharField(
-        label="Reason for the removal",
-        required=False,
-        max_length=500,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Optional; required when the result was already confirmed. Shown in the game's history.",
-    )
+    reason = _reason_field("Reason for the removal")
 
     def add_refusal(self, field: str, message: str) -> None:
         """Attach a service refusal (HandRefused) to the reason box, or to the form."""

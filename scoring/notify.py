@@ -38,7 +38,8 @@ def _result_words(game: Game) -> str:
 
 
 def _send_each(recipients: list[tuple[object, str]], *, subject: str, template: str, context: dict) -> int:
-    """One message per (user, name) that wants e-mail, greeting each by name."""
+    """One message per (user, name) that wants e-mail, greeting each by name, with the link to turn e-mail off."""
+    context = {**context, "account_link": absolute_url(reverse("account"))}
     sent = 0
     for user, name in recipients:
         for address in addresses_of([user]):
@@ -46,8 +47,8 @@ def _send_each(recipients: list[tuple[object, str]], *, subject: str, template: 
     return sent
 
 
-def _account_link() -> str:
-    return absolute_url(reverse("account"))
+def _game_link(game: Game) -> str:
+    return absolute_url(reverse("league:game", args=[game.pk]))
 
 
 # --- a league game is over: the other player is asked to confirm -------------------------------------
@@ -75,8 +76,7 @@ def send_game_finished(*, game_id: int) -> int:
         context={
             "game": game,
             "result": _result_words(game),
-            "link": absolute_url(reverse("league:game", args=[game.pk])),
-            "account_link": _account_link(),
+            "link": _game_link(game),
         },
     )
 
@@ -115,8 +115,7 @@ def send_game_disputed(*, game_id: int, disputed_by_id: int | None, comment: str
             "game": game,
             "disputed_by": disputer,
             "comment": comment,
-            "link": absolute_url(reverse("league:game", args=[game.pk])),
-            "account_link": _account_link(),
+            "link": _game_link(game),
         },
     )
 
@@ -168,7 +167,6 @@ def fixture_reminders(*, today: datetime.date) -> int:
                     "overdue": fixture.due_on < today,
                     "due_today": fixture.due_on == today,
                     "link": link,
-                    "account_link": _account_link(),
                 },
             )
     return sent

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from functools import cache
 
 from django.contrib.staticfiles import finders
@@ -73,17 +74,28 @@ def _shell_urls() -> list[str]:
     return [*urls, reverse("offline_waiting"), reverse("manifest")]
 
 
+def _shell_stamps() -> str:
+    """When each shell file last changed: unhashed names (`make run`) still get a new worker on a change."""
+    stamps = []
+    for name in SHELL_STATIC:
+        path = finders.find(name)
+        if path:
+            stat = os.stat(path)
+            stamps.append(f"{name}:{stat.st_mtime_ns}:{stat.st_size}")
+    return "\n".join(stamps)
+
+
 @require_safe
 @never_cache
 def service_worker(request):
     """The service worker, from the site root so that its scope is every page.
 
-    Its cache name carries a hash of its own source and the shell's (hashed) URLs,
+    Its cache name carries a hash of its own source, the shell's URLs and their files' times,
     so a new release replaces the old cache.
     """
     shell = _shell_urls()
     source = _worker_source()
-    version = hashlib.sha256((source + "\n".join(shell)).encode()).hexdigest()[:12]
+    version = hashlib.sha256((source + "\n".join(shell) + _shell_stamps()).encode()).hexdigest()[:12]
     config = json.dumps({"version": version, "shell": shell, "offline": reverse("offline_waiting")})
     response = HttpResponse(f"self.GINLEAGUE = {config};\n{source}", content_type="text/javascript; charset=utf-8")
     response["Cache-Control"] = "no-cache, no-store, must-revalidate"

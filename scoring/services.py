@@ -27,7 +27,7 @@ from scoring.engine.overrides import read_rules
 from scoring.engine.record import GameRecord, RecordError, score_record
 from scoring.engine.rules import RuleError, RuleSet
 from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
-from scoring.models import Game, GameScore, Hand, LeagueStatus, StandingLine, StandingTotal
+from scoring.models import Game, GameScore, Hand, LeagueStatus, StandingLine
 from scoring.permissions import CLOSED_SEASON, may_record_for, record_owner_message, season_is_closed
 from scoring.selectors import hand_facts
 
@@ -260,12 +260,13 @@ def standing_totals_write(*, season_id: int, player_ids=None, apps=None) -> None
     )
 
 
-def standing_lines_rebuild(*, apps=None, batch: int = 2000) -> int:
+def standing_lines_rebuild(*, apps=None, batch: int = 2000, totals: bool = True) -> int:
     """Every standings line again from scratch, from the stored games and hands; returns how many.
 
     The hand figures are counted by the database here (not from loaded hands as
     ``standing_lines_write`` does), so comparing the two checks one with the other.
-    ``apps``: a migration's historical models (the data migration runs this too).
+    ``apps``: a migration's historical models (the data migrations run this too; ``totals=False``
+    before the season totals' table exists).
     """
     models = apps or django_apps
     game_model, hand_model, line_model = (
@@ -321,6 +322,8 @@ def standing_lines_rebuild(*, apps=None, batch: int = 2000) -> int:
                     )
             line_model.objects.bulk_create(lines, batch_size=5000)
             written += len(lines)
+        if not totals:
+            return written
         models.get_model("scoring", "StandingTotal").objects.all().delete()
         for season_id in counted.values_list("season_id", flat=True).distinct().order_by("season_id"):
             standing_totals_write(season_id=season_id, apps=apps)
@@ -705,10 +708,11 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
 
 def game_delete(*, game: Game) -> None:
     with transaction.atomic():
-        counted = game.standing_lines.exists()
+        stored = Game.objects.select_for_update().get(pk=game.pk)  # its players as stored (a merge moves them)
+        counted = stored.standing_lines.exists()
         game.delete()
         if counted:  # its lines went with it: the two players' season totals without them
-            standing_totals_write(season_id=game.season_id, player_ids=(game.player_one_id, game.player_two_id))
+            standing_totals_write(season_id=stored.season_id, player_ids=(stored.player_one_id, stored.player_two_id))
 
 
 def game_import(*, record: GameRecord, created_by=None) -> Game:

@@ -560,7 +560,7 @@ def hand_edit(request, game: Game, number: int):
 def hand_remove(request, game: Game, number: int):
     hand = _hand_of(game, number)
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
-    form = RemovalForm(request.POST or None)
+    form = RemovalForm(request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST":
         if form.is_valid():
@@ -598,7 +598,7 @@ def player_merge(request):
     players = mergeable_players(request.user)
     if not players.exists():
         raise PermissionDenied("Only staff and clubs' owners and admins merge player records.")
-    form = PlayerMergeForm(request.POST or None, players=players)
+    form = PlayerMergeForm(request.POST if request.method == "POST" else None, players=players)
     if request.method == "POST" and form.is_valid():
         keep, drop = form.cleaned_data["keep"], form.cleaned_data["drop"]
         if not can_merge_players(request.user, keep, drop):

@@ -127,6 +127,14 @@ def endpoints(game, people):
         ("hand record", "post", f"/api/games/{game.pk}/hands/", {**KNOCK, "by": by}, "edit", 201),
         ("hand put", "put", f"/api/games/{game.pk}/hands/{hand.pk}/", {**KNOCK, "by": by}, "edit", 200),
         ("hand patch", "patch", f"/api/games/{game.pk}/hands/{hand.pk}/", {"defender_deadwood": 30}, "edit", 200),
+        (
+            "hand set aside",
+            "post",
+            f"/api/games/{game.pk}/hands/{hand.pk}/set-aside/",
+            {**KNOCK, "by": by},
+            "edit",
+            201,
+        ),
         ("hand delete", "delete", f"/api/games/{game.pk}/hands/{hand.pk}/", None, "edit", 200),
         ("game delete", "delete", f"/api/games/{game.pk}/", None, "delete", 204),
         ("token create", "post", "/api/token/", None, "signed_in", 201),
@@ -136,8 +144,8 @@ def endpoints(game, people):
 
 ENDPOINT_NAMES = [
     "players list", "player detail", "player create", "games list", "game detail", "game record", "hand detail",
-    "game create", "game import", "hand record", "hand put", "hand patch", "hand delete", "game delete",
-    "token create", "token revoke",
+    "game create", "game import", "hand record", "hand put", "hand patch", "hand set aside", "hand delete",
+    "game delete", "token create", "token revoke",
 ]  # fmt: skip
 
 

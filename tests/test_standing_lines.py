@@ -11,7 +11,7 @@ from scoring import services
 from scoring.league import services as league
 from scoring.league.standings import season_standings
 from scoring.merge import player_merge
-from scoring.models import Game, LeagueStatus, SeasonFormat, StandingLine
+from scoring.models import Game, LeagueStatus, SeasonFormat, StandingLine, StandingTotal
 from tests.fuzzing import examples
 from tests.league_setup import make_club, play, start_and_finish
 
@@ -23,8 +23,16 @@ FIGURES = (
 )  # fmt: skip
 
 
+TOTALS = ("season_id", "player_id", "fixture", "played", *FIGURES[5:])
+
+
 def stored_lines() -> list[tuple]:
-    return sorted(StandingLine.objects.values_list(*FIGURES))
+    """Every standings line and season total, in a fixed order."""
+    return [
+        *sorted(StandingLine.objects.values_list(*FIGURES)),
+        None,
+        *sorted(StandingTotal.objects.values_list(*TOTALS)),
+    ]
 
 
 def assert_rebuilt_equal_maintained() -> None:
@@ -172,6 +180,7 @@ def test_rebuild_standings_command_writes_the_lines_again(capsys):
     league.game_confirm(game=game, confirmed_by=cast.owner)
     maintained = stored_lines()
     StandingLine.objects.all().delete()  # e.g. games changed outside the services
+    StandingTotal.objects.all().delete()
     call_command("rebuild_standings")
     assert "2 standings lines written" in capsys.readouterr().out
     assert stored_lines() == maintained

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from players.models import Player
 from scoring.models import Ending, Game, GameScore, Hand, LeagueStatus, Result
 from scoring.permissions import can_edit_game
+from scoring.services import SCORE_FIGURES
 
 
 def find_nul(value: Any, path: str = "") -> str | None:
@@ -79,19 +80,7 @@ class PlayerRefSerializer(serializers.ModelSerializer):
 class GameScoreSerializer(serializers.ModelSerializer):
     class Meta:
         model = GameScore
-        fields = [
-            "number",
-            "player_one_hand_points",
-            "player_two_hand_points",
-            "player_one_boxes",
-            "player_two_boxes",
-            "over",
-            "winner",
-            "player_one_final",
-            "player_two_final",
-            "margin",
-            "closed_by_hand",
-        ]
+        fields = ["number", *SCORE_FIGURES]
 
 
 class HandSerializer(serializers.ModelSerializer):

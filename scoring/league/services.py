@@ -250,18 +250,14 @@ def knockout_game_start(
             {"player_two": "Their last game is still in play or awaiting confirmation; finish that first."}
         )
     with transaction.atomic():
-        game = services.game_create(
+        return _season_game_create(
+            season=season,
             player_one=player_one,
             player_two=player_two,
             first_dealer=first_dealer or player_two,
-            rules=season.rules,
-            created_by=started_by,
+            started_by=started_by,
             name=f"{season.name}, {round_name(tie.round, len(knockout.bracket.rounds)).lower()}",
         )
-        game.season = season
-        game.league_status = LeagueStatus.PLAYING
-        game.save(update_fields=["season", "league_status"])
-    return game
 
 
 def season_set_rules(*, season: Season, rules: Any) -> Season:
@@ -287,6 +283,24 @@ def season_set_ranking(*, season: Season, ranking: Iterable[str]) -> Season:
 # --- games -------------------------------------------------------------------------------------------
 
 
+def _season_game_create(
+    *, season: Season, player_one: Player, player_two: Player, first_dealer: Player, started_by, name: str,
+    fixture: Fixture | None = None,
+) -> Game:
+    """A new game of ``season`` (and of ``fixture``), in play under the season's rules; in the caller's transaction."""
+    game = services.game_create(
+        player_one=player_one,
+        player_two=player_two,
+        first_dealer=first_dealer,
+        rules=season.rules,
+        created_by=started_by,
+        name=name,
+    )
+    game.season, game.fixture, game.league_status = season, fixture, LeagueStatus.PLAYING
+    game.save(update_fields=["season", "fixture", "league_status"])
+    return game
+
+
 def fixture_start(*, fixture: Fixture, started_by, first_dealer: Player | None = None) -> Game:
     """Start the fixture's game under the season's rules (once)."""
     with transaction.atomic():
@@ -297,19 +311,15 @@ def fixture_start(*, fixture: Fixture, started_by, first_dealer: Player | None =
         dealer = first_dealer or locked.away
         if dealer.pk not in (locked.home_id, locked.away_id):
             raise ValidationError({"first_dealer": "The first dealer must be one of the two players."})
-        game = services.game_create(
+        return _season_game_create(
+            season=locked.season,
+            fixture=locked,
             player_one=locked.home,
             player_two=locked.away,
             first_dealer=dealer,
-            rules=locked.season.rules,
-            created_by=started_by,
+            started_by=started_by,
             name=f"{locked.season.name}, round {locked.round}",
         )
-        game.season = locked.season
-        game.fixture = locked
-        game.league_status = LeagueStatus.PLAYING
-        game.save(update_fields=["season", "fixture", "league_status"])
-    return game
 
 
 def open_game_start(
@@ -324,18 +334,14 @@ def open_game_start(
         if player.pk not in entrants:
             raise ValidationError({field: f"{player.name} is not playing in {season.name}."})
     with transaction.atomic():
-        game = services.game_create(
+        return _season_game_create(
+            season=season,
             player_one=player_one,
             player_two=player_two,
             first_dealer=first_dealer or player_two,
-            rules=season.rules,
-            created_by=started_by,
+            started_by=started_by,
             name=season.name,
         )
-        game.season = season
-        game.league_status = LeagueStatus.PLAYING
-        game.save(update_fields=["season", "league_status"])
-    return game
 
 
 def season_game_import(
@@ -355,16 +361,15 @@ def season_game_import(
     """
     _refuse_closed(season)
     with transaction.atomic():  # a refused hand rolls the new game back too
-        game = services.game_create(
+        game = _season_game_create(
+            season=season,
+            fixture=fixture,
             player_one=player_one,
             player_two=player_two,
             first_dealer=first_dealer,
-            rules=season.rules,
-            created_by=started_by,
+            started_by=started_by,
             name=f"{season.name}, round {fixture.round}" if fixture else season.name,
         )
-        game.season, game.fixture, game.league_status = season, fixture, LeagueStatus.PLAYING
-        game.save(update_fields=["season", "fixture", "league_status"])
         services.hands_store(game=game, hands=hands, recorded_by=started_by)
     return game
 

@@ -19,7 +19,7 @@ from django.db.models import Count, F, Max, Prefetch, Q, Sum
 
 from scoring import changes
 from scoring.engine.bracket import Bracket, TieGame, bracket
-from scoring.models import Game, GameScore, LeagueStatus, SeasonFormat, Seed, StandingLine
+from scoring.models import Game, GameScore, LeagueStatus, SeasonFormat, Seed, StandingLine, StandingTotal
 from scoring.selectors import is_overdue, overdue_q
 
 __all__ = ["is_overdue", "overdue_q"]  # the due-date rule lives with the to-do (scoring.selectors)
@@ -191,17 +191,20 @@ def season_standings(season) -> Standings:
     """The standings of ``season`` (confirmed results) plus its provisional games.
 
     At most four queries whatever the number of players or games: entrants,
-    figures by player and results by pair (of the players head-to-head may
-    separate), both summed from the standings lines (two per counted game, kept
-    by the services), and the provisional games.
+    figures by player (a season total or two per player), results by pair (of the
+    players head-to-head may separate, from the standings lines: two per counted
+    game), both kept by the services, and the provisional games.
     """
     rows = {
         player_id: Row(player_id=player_id, name=name)
         for player_id, name in season.players.order_by().values_list("pk", "name")
     }
     lines = _counted_lines(season)
-    by_player = lines.values("player_id").annotate(
-        played=Count("pk"),
+    totals = StandingTotal.objects.filter(season_id=season.pk).order_by()
+    if season.format == SeasonFormat.PLAYOFFS:
+        totals = totals.filter(fixture=True)
+    by_player = totals.values("player_id").annotate(
+        played=Sum("played"),
         won=Sum("won"),
         lost=Sum("lost"),
         drawn=Sum("drawn"),

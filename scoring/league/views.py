@@ -204,7 +204,8 @@ def season_new(request, slug):
     club = _managed_club(request, slug)
     members = Player.objects.filter(memberships__club=club).order_by("name")
     closed_seasons = club.seasons.filter(closed_at__isnull=False).order_by("-closed_at")
-    form = SeasonForm(request.POST or None, members=members, closed_seasons=closed_seasons)
+    posted = request.POST if request.method == "POST" else None
+    form = SeasonForm(posted, members=members, closed_seasons=closed_seasons)
     if request.method == "POST" and form.is_valid():
         try:
             season = league.season_create(
@@ -410,6 +411,24 @@ def game_detail(request, pk):
     return render(request, "league/game_detail.html", _game_context(request, game, club))
 
 
+def _game_decision(request, game, club, form, form_name: str, *, decide, done: str):
+    """Confirm or dispute a result with the form's comment: back to the game, or its page again saying why not."""
+    if form.is_valid():
+        try:
+            decide(form.cleaned_data["comment"])
+        except ValidationError as error:
+            if "comment" in getattr(error, "message_dict", {}):
+                _add_errors(form, error)
+            else:  # the result cannot be confirmed or disputed now (e.g. not over yet): the service says why
+                messages.error(request, _error_text(error))
+        else:
+            messages.success(request, done)
+            return redirect("league:game", pk=game.pk)
+    return render(
+        request, "league/game_detail.html", _game_context(request, game, club, **{form_name: form}), status=400
+    )
+
+
 @require_POST
 def game_confirm(request, pk):
     if (response := _login_first(request)) is not None:
@@ -418,17 +437,10 @@ def game_confirm(request, pk):
     # Who confirms is asked here; whether the result can be confirmed now is the service's rule.
     if not permissions.can_confirm(request.user, game, club) and not permissions.may_confirm(request.user, game, club):
         raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
-    form = ConfirmForm(request.POST)
-    if form.is_valid():
-        try:
-            league.game_confirm(game=game, confirmed_by=request.user, comment=form.cleaned_data["comment"])
-        except ValidationError as error:
-            messages.error(request, _error_text(error))
-        else:
-            messages.success(request, "Result confirmed: it counts in the standings now.")
-            return redirect("league:game", pk=game.pk)
-    return render(
-        request, "league/game_detail.html", _game_context(request, game, club, confirm_form=form), status=400
+    return _game_decision(
+        request, game, club, ConfirmForm(request.POST), "confirm_form",
+        decide=lambda comment: league.game_confirm(game=game, confirmed_by=request.user, comment=comment),
+        done="Result confirmed: it counts in the standings now.",
     )
 
 
@@ -440,20 +452,10 @@ def game_dispute(request, pk):
     # Who disputes is asked here; whether the result can be disputed now is the service's rule.
     if not permissions.may_dispute(request.user, game, club):
         raise PermissionDenied("Only the other player disputes a provisional result.")
-    form = DisputeForm(request.POST)
-    if form.is_valid():
-        try:
-            league.game_dispute(game=game, disputed_by=request.user, comment=form.cleaned_data["comment"])
-        except ValidationError as error:
-            if "comment" in getattr(error, "message_dict", {}):
-                _add_errors(form, error)
-            else:  # the result cannot be disputed now (e.g. not over yet): the service says why
-                messages.error(request, _error_text(error))
-        else:
-            messages.success(request, "Result disputed: the club's admins will look at it.")
-            return redirect("league:game", pk=game.pk)
-    return render(
-        request, "league/game_detail.html", _game_context(request, game, club, dispute_form=form), status=400
+    return _game_decision(
+        request, game, club, DisputeForm(request.POST), "dispute_form",
+        decide=lambda comment: league.game_dispute(game=game, disputed_by=request.user, comment=comment),
+        done="Result disputed: the club's admins will look at it.",
     )
 
 

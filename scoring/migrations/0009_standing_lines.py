@@ -7,7 +7,7 @@ from django.db import migrations, models
 def fill_lines(apps, schema_editor):
     from scoring.services import standing_lines_rebuild
 
-    standing_lines_rebuild(apps=apps)
+    standing_lines_rebuild(apps=apps, totals=False)  # the season totals come in 0011
 
 
 class Migration(migrations.Migration):

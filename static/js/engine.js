@@ -264,14 +264,20 @@
   var ENDINGS = ["knock", "gin", "big_gin", "dead"];
   var MAX_DEADWOOD = 98; // two each of K, Q, J, 10 and 9 with no run
 
-  function HandError(hand, field, message) {
-    this.name = "HandError";
-    this.hand = hand;
-    this.field = field;
-    this.message = message;
+  // An error that names the hand (or null) and the field at fault, as the engine's HandError and RecordError do.
+  function fieldErrorType(name) {
+    function FieldError(hand, field, message) {
+      this.name = name;
+      this.hand = hand;
+      this.field = field;
+      this.message = message;
+    }
+    FieldError.prototype = Object.create(Error.prototype);
+    FieldError.prototype.constructor = FieldError;
+    return FieldError;
   }
-  HandError.prototype = Object.create(Error.prototype);
-  HandError.prototype.constructor = HandError;
+
+  var HandError = fieldErrorType("HandError");
 
   function gamesPerSession(rules) { return rules.hollywood ? HOLLYWOOD_GAMES : 1; }
   function otherPlayer(players, player) { return player === players[0] ? players[1] : players[0]; }
@@ -592,14 +598,7 @@
   // ---- record.py (without the `cards` checks) ----------------------------
   var RECORD_HAND_FIELDS = ["ending", "by", "knocker_deadwood", "defender_deadwood", "upcard", "cards"];
 
-  function RecordError(hand, field, message) {
-    this.name = "RecordError";
-    this.hand = hand;
-    this.field = field;
-    this.message = message;
-  }
-  RecordError.prototype = Object.create(Error.prototype);
-  RecordError.prototype.constructor = RecordError;
+  var RecordError = fieldErrorType("RecordError");
 
   function casefold(text) { return text.toUpperCase().toLowerCase(); }
 

@@ -4,7 +4,7 @@
  * - Registers the service worker (/sw.js, scoring/pwa.py) that keeps the app shell and the pages seen.
  * - The badge in the header: online / offline / N waiting / two versions to choose from.
  * - On a scoresheet (/games/<id>/): keeps the game's facts (GET /api/games/<id>/) in IndexedDB; without a
- *   network (or when a save gets no answer) a new hand, a correction or an undo is queued on the phone and
+ *   network a new hand, a correction or an undo is queued on the phone and
  *   the sheet is redrawn at once, scored by the offline scorer (static/js/engine.js, GinEngine.scoreSession:
  *   the same rules as the server), each such hand marked "not yet sent".
  * - Sync: when the network is back, queued writes go to the API in order, each with its Idempotency-Key and
@@ -503,20 +503,34 @@
 
   function sheetGameId() {
     var match = location.pathname.match(SHEET_PATH);
-    return match && document.getElementById("sheet") ? Number(match[1]) : null;
+    if (match && document.getElementById("sheet")) { return Number(match[1]); }
+    var local = document.querySelector("#sheet[data-local-game]");
+    return local ? local.getAttribute("data-local-game") : null;
   }
+  function isLocal(gameId) { return typeof gameId === "string" && gameId.indexOf("local-") === 0; }
 
   // Submits on the sheet while offline: handled here, before htmx sees them.
   document.addEventListener("submit", function (event) {
     var form = event.target;
     var gameId = sheetGameId();
-    if (!gameId || !form || !form.closest || !form.closest("#sheet") || !offline()) { return; }
+    if (form && form.classList && form.classList.contains("new-game") && offline()) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      startOffline(form);
+      return;
+    }
+    if (!gameId || !form || !form.closest || !form.closest("#sheet") || !(offline() || isLocal(gameId))) { return; }
     var action = event.submitter && event.submitter.name === "action" ? event.submitter.value : "save";
     if (form.id === "record") {
       event.preventDefault();
       event.stopImmediatePropagation();
       if (action !== "save") { return; }  // previews, card grids: need the server
-      queue(gameId, { op: "add", facts: formFacts(form) }).then(function (state) { if (state) { form.reset(); } });
+      queue(gameId, { op: "add", facts: formFacts(form) }).then(function (state) {
+        if (!state) { return; }
+        form.reset();
+        // The hand is safe on the phone: a save site.js was retrying (issue 15) is over.
+        form.dispatchEvent(new CustomEvent("htmx:afterRequest", { bubbles: true, detail: { elt: form, successful: true, offline: true } }));
+      });
     } else if (form.classList.contains("undo")) {
       event.preventDefault();
       event.stopImmediatePropagation();
@@ -534,19 +548,8 @@
     if (navigator.onLine === false) { event.preventDefault(); }
   });
 
-  // A save that got no answer at all: keep the hand on the phone.
-  document.addEventListener("htmx:sendError", function (event) {
-    var elt = event.detail && event.detail.elt;
-    var form = elt && elt.closest ? elt.closest("form#record") : null;
-    var gameId = sheetGameId();
-    if (!form || !gameId) { return; }
-    var params = event.detail.requestConfig && event.detail.requestConfig.parameters;
-    var action = params && (params.get ? params.get("action") : params.action);
-    if (action && action !== "save") { return; }
-    netDown = true;
-    badge();
-    queue(gameId, { op: "add", facts: formFacts(form) }).then(function (state) { if (state) { form.reset(); } });
-  });
+  // A save that gets no answer while the browser still reports a network is retried by site.js
+  // (issue 15: the same form, the same key); once the browser reports no network, saves come here.
 
   // Corrections offline: the edit page needs the server, so edit in place.
   document.addEventListener("click", function (event) {
@@ -559,7 +562,7 @@
     }
     var link = target && target.closest ? target.closest("td.fix a") : null;
     var gameId = sheetGameId();
-    if (!link || !gameId || !offline()) { return; }
+    if (!link || !gameId || !(offline() || isLocal(gameId))) { return; }
     event.preventDefault();
     var number = Number(link.getAttribute("data-offline-edit") || (link.getAttribute("href").match(/hands\/(\d+)\/edit/) || [])[1]);
     getGame(gameId).then(function (stored) {
@@ -608,14 +611,17 @@
   function sync() {
     if (syncing) { return syncing; }
     if (navigator.onLine === false) { return Promise.resolve(false); }
+    var created = false;
     syncing = allOps().then(function (ops) {
       var blocked = {};
       var changed = {};
       return ops.reduce(function (chain, op) {
         return chain.then(function () {
           if (op.state !== "waiting" || blocked[op.game]) { blocked[op.game] = true; return null; }
+          if (op.op !== "create" && isLocal(op.game)) { blocked[op.game] = true; return null; }
           return send(op).then(function (outcome) {
             changed[op.game] = true;
+            if (op.op === "create" && outcome === "sent") { created = true; }
             if (outcome !== "sent") { blocked[op.game] = true; }
           });
         });
@@ -623,23 +629,80 @@
     }).then(function (changed) {
       syncing = null;
       badge();
+      if (created) { return sync(); }  // the new games' hands now have real game ids
       var gameId = sheetGameId();
+      if (isLocal(gameId)) {
+        return getGame(gameId).then(function (stored) {
+          if (stored && stored.movedTo) { location.assign("/games/" + stored.movedTo + "/"); }
+          return true;
+        });
+      }
       if (gameId && changed[gameId]) { return afterSync(gameId); }
       drawWaiting();
       return true;
     }, function () {
+      // No answer (the network is not really back yet, or the server is busy): try again soon.
       syncing = null;
       badge();
+      retryLater();
       return false;
     });
     return syncing;
   }
 
+  var retryDelay = 500;
+  var retryTimer = null;
+  function retryLater() {
+    if (retryTimer) { return; }
+    retryTimer = setTimeout(function () {
+      retryTimer = null;
+      if (navigator.onLine === false) { return; }  // the "online" event starts the next try
+      netDown = false;
+      sync().then(function (done) { if (done) { retryDelay = 500; } });
+    }, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 30000);
+  }
+
   function handUrl(op, handId) { return "/api/games/" + op.game + "/hands/" + (handId ? handId + "/" : ""); }
+
+  // A game started offline: its players (found or added by name), then the game; its queued hands follow it.
+  function sendCreate(op) {
+    var names = [op.facts.player_one, op.facts.player_two];
+    var ids = [];
+    return names.reduce(function (chain, name, i) {
+      return chain.then(function (answer) {
+        if (answer && answer.status >= 300) { return answer; }
+        return api("POST", "/api/players/", { name: name }, op.key + "-player-" + (i + 1)).then(function (reply) {
+          if (reply.status < 300) { ids.push(reply.data.id); }
+          return reply;
+        });
+      });
+    }, Promise.resolve(null)).then(function (answer) {
+      if (answer && answer.status >= 300) { return answer; }
+      return api("POST", "/api/games/", {
+        player_one: ids[0], player_two: ids[1], first_dealer: ids[op.facts.first_dealer === "two" ? 1 : 0], rules: op.facts.rules
+      }, op.key);
+    }).then(function (answer) {
+      if (answer.status !== 201) { return answer; }
+      var game = answer.data;
+      var local = { "-1": game.player_one.id, "-2": game.player_two.id };
+      return putGame(game).then(function () {
+        return tx("games", "readwrite", function (store) { return store.put({ id: op.game, movedTo: game.id, seen: Date.now() }); });
+      }).then(allOps).then(function (ops) {
+        return ops.filter(function (other) { return other.game === op.game && other.seq !== op.seq; }).reduce(function (chain, other) {
+          other.game = game.id;
+          if (other.facts && local[String(other.facts.by)]) { other.facts.by = local[String(other.facts.by)]; }
+          return chain.then(function () { return putOp(other); });
+        }, Promise.resolve());
+      }).then(function () { return { status: 201, data: null }; });
+    });
+  }
 
   function send(op) {
     var request;
-    if (op.op === "add") {
+    if (op.op === "create") {
+      request = sendCreate(op);
+    } else if (op.op === "add") {
       request = api("POST", handUrl(op), Object.assign({ number: op.number }, op.facts), op.key);
     } else if (op.op === "edit") {
       request = api("PUT", handUrl(op, op.hand_id), Object.assign({ reason: "Corrected on a phone without a network" }, op.facts), op.key);
@@ -715,6 +778,81 @@
     });
   }
 
+  // ---- a game started without a network ----------------------------------------------------------
+  function startOffline(form) {
+    function value(name) { var input = form.querySelector("[name=" + name + "]"); return input ? input.value.trim().replace(/\s+/g, " ") : ""; }
+    var one = value("player_one");
+    var two = value("player_two");
+    var dealer = (form.querySelector("input[name=first_dealer]:checked") || {}).value || "one";
+    var spec = { preset: value("preset") || "standard" };
+    Array.prototype.forEach.call(form.querySelectorAll("[name^=rule_]"), function (input) {
+      if (input.value.trim() !== "") { spec[input.name.slice(5)] = input.value.trim(); }
+    });
+    var hollywood = form.querySelector("input[name=hollywood]");
+    if (hollywood && hollywood.checked && spec.preset !== "hollywood") { spec.hollywood = true; }
+    function refuse(text) {
+      var note = form.querySelector(".offline-note") || el("p", { "class": "offline-note refused", role: "alert" });
+      note.textContent = text;
+      form.insertBefore(note, form.firstChild);
+    }
+    if (!one || !two) { refuse("Enter both players' names."); return; }
+    if (one.toLowerCase() === two.toLowerCase()) { refuse("Second player: a game needs two different players."); return; }
+    engine().then(function (GinEngine) {
+      var rules;
+      try { rules = GinEngine.readRules(spec); } catch (error) { refuse(error.message); return null; }
+      var id = "local-" + newKey().slice(8);
+      var players = [{ id: -1, name: one }, { id: -2, name: two }];
+      var game = {
+        id: id, local: true, player_one: players[0], player_two: players[1], first_dealer: players[dealer === "two" ? 1 : 0],
+        rules: rules, hands: [], can_edit: true, league_status: ""
+      };
+      return putGame(game).then(function () {
+        return addOp({ game: id, op: "create", number: 0, facts: { player_one: one, player_two: two, first_dealer: dealer, rules: rules },
+          key: newKey(), state: "waiting", made: Date.now() });
+      }).then(function () { location.assign(CONF.waiting + "#" + id); });
+    }, function (error) { refuse(error.message); });
+  }
+
+  // The sheet of a game the server has not seen yet, drawn on the waiting page.
+  function drawLocalSheet(gameId) {
+    return getGame(gameId).then(function (stored) {
+      if (!stored) { return null; }
+      if (stored.movedTo) { location.assign("/games/" + stored.movedTo + "/"); return null; }
+      var game = stored.game;
+      var main = document.getElementById("main");
+      function choice(name, value, label) {
+        return el("label", { "class": "pick" }, [el("input", { type: "radio", name: name, value: String(value) }), el("span", { text: label })]);
+      }
+      var endings = [["knock", "Knock"], ["gin", "Gin"], ["big_gin", "Big gin"], ["dead", "Dead hand"]];
+      var record = el("form", { id: "record", "class": "record", method: "post", action: "" }, [
+        el("h2", { text: "Hand 1" }),
+        el("fieldset", { "class": "picks endings" }, [el("legend", { text: "How the hand ended" })].concat(
+          endings.map(function (e) { return choice("ending", e[0], e[1]); }))),
+        el("fieldset", { "class": "picks who" }, [el("legend", { text: "Who went out" }),
+          choice("by", game.player_one.id, game.player_one.name), choice("by", game.player_two.id, game.player_two.name)]),
+        el("p", {}, [el("label", { "for": "local-knocker", text: "Knocker's deadwood " }), el("input", { id: "local-knocker", name: "knocker_deadwood", inputmode: "numeric" })]),
+        el("p", {}, [el("label", { "for": "local-defender", text: "Other player's deadwood " }), el("input", { id: "local-defender", name: "defender_deadwood", inputmode: "numeric" })]),
+        game.rules.preset === "oklahoma" || game.rules.upcard_sets_knock ? el("p", {}, [el("label", { "for": "local-upcard", text: "Upcard (e.g. 7S) " }), el("input", { id: "local-upcard", name: "upcard" })]) : null,
+        el("div", { "class": "buttons" }, [el("button", { type: "submit", name: "action", value: "save", "class": "primary", text: "Save hand" })])
+      ]);
+      var sheet = el("div", { id: "sheet", "class": "sheet", "data-local-game": gameId }, [
+        el("div", { "class": "sheet-head" }, [el("h1", { text: game.player_one.name + " v " + game.player_two.name }),
+          el("p", { "class": "rules-line", text: "Started on this phone without a network: sent when the network is back." })]),
+        el("p", { "class": "dealer", role: "status" }),
+        el("div", { "class": "boards" }),
+        record,
+        el("h2", { "class": "hands-title", text: "Hands" }),
+        el("div", { "class": "table-scroll" }, [el("table", { "class": "hands" }, [
+          el("thead", {}, [el("tr", {}, [el("th", { text: "Hand" }), el("th", { text: "What happened" }), el("th", { "class": "num", text: "Pts" }),
+            el("th", { "class": "num", text: game.player_one.name }), el("th", { "class": "num", text: game.player_two.name }), el("th", {}, [el("span", { "class": "vh", text: "Correct" })])])]),
+          el("tbody")])])
+      ]);
+      main.textContent = "";
+      main.appendChild(sheet);
+      return refresh(gameId).then(function (state) { if (state) { drawSheet(state); } return state; });
+    });
+  }
+
   // ---- the badge and the waiting page ---------------------------------------------------------------
   function badge() {
     var node = document.getElementById("net-badge");
@@ -757,14 +895,15 @@
           var game = games[i] && games[i].game;
           var title = game ? game.player_one.name + " v " + game.player_two.name : "Game " + gameId;
           var items = byGame[gameId].map(function (op) {
-            var what = op.op === "add" ? "Hand " + op.number + ": " + (game ? factWords(op.facts, game) : op.facts.ending)
+            var what = op.op === "create" ? "New game: " + op.facts.player_one + " v " + op.facts.player_two :
+              op.op === "add" ? "Hand " + op.number + ": " + (game ? factWords(op.facts, game) : op.facts.ending)
               : op.op === "edit" ? "Correction of hand " + op.number + ": " + (game ? factWords(op.facts, game) : "")
               : "Undo hand " + op.number;
             var state = op.state === "waiting" ? "not yet sent" : op.state === "conflict" ? "two versions: choose on the sheet" : "refused: " + (op.problem || "");
             return el("li", {}, [what + " ", el("span", { "class": "unsent-mark", text: state })]);
           });
           list.appendChild(el("section", { "class": "waiting-game" }, [
-            el("h2", {}, [el("a", { href: "/games/" + gameId + "/", text: title })]),
+            el("h2", {}, [el("a", { href: isLocal(gameId) ? CONF.waiting + "#" + gameId : "/games/" + gameId + "/", text: title })]),
             el("ol", {}, items)
           ]));
         });
@@ -796,11 +935,18 @@
       }).then(function (registration) {
         if (registration.active && navigator.onLine !== false) {
           registration.active.postMessage({ type: "keep", url: location.pathname + location.search });
+          if (sheetGameId() || document.querySelector("form.new-game")) {  // where an offline game leads
+            registration.active.postMessage({ type: "keep", url: CONF.waiting });
+          }
         }
       }).catch(function () { return null; }));
     }
+    if (document.getElementById("waiting-list") && /^#local-/.test(location.hash)) {
+      ready.push(drawLocalSheet(location.hash.slice(1)).catch(function () { return null; }));
+    }
+    if (document.querySelector("form.new-game")) { ready.push(engine().catch(function () { return null; })); }
     var gameId = sheetGameId();
-    if (gameId) {
+    if (gameId && !isLocal(gameId)) {
       ready.push(keepSheet(gameId).then(function () { return refresh(gameId); }).then(function () {
         return engine();  // loaded (and cached) while the network is here
       }).catch(function () { return null; }));

@@ -6,7 +6,7 @@
  * - Pages are network first: each page seen online is kept (the scoresheet of every game opened
  *   on this phone), and served from the cache when the network is down.
  * - A game's API answer (GET /api/games/<id>/) is kept the same way: the offline scorer needs its facts.
- * - Static files are cache first (their names change with their content in production).
+ * - Static files come from the cache at once and are refreshed behind it (stale-while-revalidate).
  * Writes (POST, PUT, PATCH, DELETE) are never touched: offline.js queues them.
  */
 /* global self, caches, fetch, Response, URL */
@@ -42,13 +42,17 @@
 
   function networkFirst(request, keep) {
     return fetch(request).then(function (response) {
-      if (response.ok && response.type === "basic" && !response.redirected) {
+      var html = (response.headers.get("Content-Type") || "").indexOf("text/html") === 0;
+      if (response.ok && response.type === "basic" && !response.redirected && (html || request.mode !== "navigate")) {
         var copy = response.clone();
         caches.open(PAGES).then(function (cache) { cache.put(keep || request, copy); });
       }
       return response;
     }).catch(function () {
-      return caches.match(keep || request, { ignoreSearch: false }).then(function (hit) {
+      // The copy last seen by this user first (the shell's copy of the waiting page may predate sign-in).
+      return caches.open(PAGES).then(function (cache) { return cache.match(keep || request); }).then(function (mine) {
+        return mine || caches.match(keep || request);
+      }).then(function (hit) {
         if (hit) { return hit; }
         if (request.mode === "navigate") {
           return caches.match(CONFIG.offline).then(function (page) {
@@ -61,15 +65,23 @@
     });
   }
 
-  function cacheFirst(request) {
+  // The kept copy at once, refreshed from the network behind it: hashed names (production) never
+  // change, and unhashed ones (`make run`) are up to date from the next load on.
+  function staleWhileRevalidate(event) {
+    var request = event.request;
+    var fresh = fetch(request).then(function (response) {
+      if (response.ok) {
+        var copy = response.clone();
+        return caches.open(SHELL).then(function (cache) { return cache.put(request, copy); }).then(function () { return response; });
+      }
+      return response;
+    });
     return caches.match(request).then(function (hit) {
-      return hit || fetch(request).then(function (response) {
-        if (response.ok) {
-          var copy = response.clone();
-          caches.open(SHELL).then(function (cache) { cache.put(request, copy); });
-        }
-        return response;
-      });
+      if (hit) {
+        event.waitUntil(fresh.catch(function () { return null; }));
+        return hit;
+      }
+      return fresh;
     });
   }
 
@@ -78,7 +90,7 @@
     if (request.method !== "GET") { return; }
     var url = new URL(request.url);
     if (url.origin !== self.location.origin) { return; }
-    if (isStatic(url)) { event.respondWith(cacheFirst(request)); return; }
+    if (isStatic(url)) { event.respondWith(staleWhileRevalidate(event)); return; }
     if (isGameApi(url)) { event.respondWith(networkFirst(request, url.origin + url.pathname)); return; }
     if (isKeptPage(request, url)) {
       // htmx requests are fragments: never stand in for a whole page.

@@ -316,3 +316,35 @@ def test_installable_manifest_and_service_worker(page, live_server):
     page.goto(f"{live_server.url}/waiting/")
     expect(page.locator("#waiting-list")).to_contain_text("Nothing is waiting")
     page.context.set_offline(False)
+
+
+def test_a_game_started_offline_is_sent_with_its_hands(page, live_server):
+    UserFactory(username="ann")
+    login(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/new/")
+    ready(page)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # seen through the worker, so kept
+    ready(page)
+
+    page.context.set_offline(True)
+    page.get_by_label("First player", exact=True).fill("Cleo")
+    page.get_by_label("Second player", exact=True).fill("Dan")
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator("#sheet h1")).to_have_text("Cleo v Dan")
+    enter_hand(page, ending="Gin", by="Dan", defender=14)
+    save_offline(page, 1)
+    enter_hand(page, ending="Knock", by="Cleo", knocker=7, defender=9)
+    save_offline(page, 2)
+    expect(page.locator(".boards .line .pts")).to_have_text(["2", "39"])
+    assert not Game.objects.exists()
+    screenshot(page, "offline-new-game")
+
+    page.context.set_offline(False)
+    page.wait_for_url(re.compile(r"/games/\d+/$"))
+    game = Game.objects.get()
+    assert (game.player_one.name, game.player_two.name, game.first_dealer.name) == ("Cleo", "Dan", "Cleo")
+    hands = list(game.hands.order_by("number"))
+    assert [(h.ending, h.by.name, h.points) for h in hands] == [("gin", "Dan", 39), ("knock", "Cleo", 2)]
+    expect(page.locator("table.hands tbody tr")).to_have_count(2)
+    expect(page.locator("#net-badge")).to_have_text("Online")
