@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # The ASGI app under uvicorn: wall screens' live streams (SSE) need it (runserver's WSGI
-# holds a thread per open screen and sends nothing). Static files: servestatic's middleware (ASGI-native).
+# holds a thread per open screen and sends nothing). Static files: whitenoise's middleware.
 # A short graceful shutdown: open wall screens never keep Ctrl-C waiting.
 SERVE := $(VENV)/bin/uvicorn ginleague.asgi:application --lifespan off --timeout-graceful-shutdown 2
 

@@ -110,7 +110,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "servestatic.middleware.ServeStaticMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -206,18 +206,20 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
-# servestatic (whitenoise's fork that also speaks ASGI, as `make run` serves) sends the static
-# files. In production: collected, compressed files with far-future cache headers (hashed names);
-# locally (DEBUG on or off) static/ as it is, so `make run` needs no collectstatic.
+# whitenoise sends the static files. In production: collected, compressed files with far-future
+# cache headers (hashed names); locally (DEBUG on or off) static/ as it is, so `make run` needs no
+# collectstatic. Under ASGI (uvicorn) Django runs this sync middleware in a thread and buffers each
+# file (they are small); an async-only static middleware would instead force every request of the
+# sync test client through async_to_sync, which fails beside Playwright's event loop in tests.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "servestatic.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if SERVED_PUBLICLY
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
-SERVESTATIC_USE_FINDERS = not SERVED_PUBLICLY
+WHITENOISE_USE_FINDERS = not SERVED_PUBLICLY
 
 # Content Security Policy: everything from our own origin, no inline script.
 SECURE_CSP = {

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from players.models import Club, Invitation, Membership, Player, SiteSettings
+from players.models import Club, Invitation, Membership, NotificationPreference, Player, SiteSettings
 
 
 @admin.register(Player)
@@ -44,3 +44,10 @@ class InvitationAdmin(admin.ModelAdmin):
     list_display = ["club", "role", "player", "created_at", "accepted_by"]
     list_select_related = ["club", "player", "accepted_by"]
     raw_id_fields = ["club", "player", "created_by", "accepted_by"]
+
+
+@admin.register(NotificationPreference)
+class NotificationPreferenceAdmin(admin.ModelAdmin):
+    list_display = ["user", "email"]
+    list_select_related = ["user"]
+    raw_id_fields = ["user"]

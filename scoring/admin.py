@@ -1,6 +1,17 @@
 from django.contrib import admin
 
-from scoring.models import FactChange, Fixture, Game, GameScore, Hand, IdempotentRequest, Season
+from scoring.models import (
+    FactChange,
+    Fixture,
+    Game,
+    GameScore,
+    Hand,
+    IdempotentRequest,
+    Season,
+    Seed,
+    StandingLine,
+    StandingTotal,
+)
 
 
 class HandInline(admin.TabularInline):
@@ -106,3 +117,38 @@ class FactChangeAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Seed)
+class SeedAdmin(admin.ModelAdmin):
+    list_display = ["season", "seed", "player"]
+    list_select_related = ["season", "player"]
+    raw_id_fields = ["season", "player"]
+
+
+class DerivedAdmin(admin.ModelAdmin):
+    """Figures the services derive from the facts (rewritten with every counted change; rebuilt by
+    `manage.py rebuild_standings`): shown, never edited here."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(StandingLine)
+class StandingLineAdmin(DerivedAdmin):
+    list_display = ["game", "season", "player", "opponent", "won", "lost", "net", "hands_won", "gins"]
+    list_select_related = ["game", "season", "player", "opponent"]
+    list_filter = ["season"]
+
+
+@admin.register(StandingTotal)
+class StandingTotalAdmin(DerivedAdmin):
+    list_display = ["season", "player", "fixture", "played", "won", "lost"]
+    list_select_related = ["season", "player"]
+    list_filter = ["season"]

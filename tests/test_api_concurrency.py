@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import connection, connections
 from rest_framework.test import APIClient
 
+from players import clubs
 from players.tokens import token_create
 from scoring.models import Hand, IdempotentRequest
 from tests.factories import PlayerFactory, UserFactory, make_game
@@ -31,6 +32,9 @@ pytestmark = [
 def table():
     ann_user, bob_user = UserFactory(username="ann-phone"), UserFactory(username="bob-phone")
     ann, bob = PlayerFactory(name="Ann", user=ann_user), PlayerFactory(name="Bob", user=bob_user)
+    # Club mates, so Ann may start a game on Bob's record (docs: "Who can record what").
+    club = clubs.club_create(name="Kitchen Table", owner=ann_user)
+    clubs.invitation_accept(invitation=clubs.invitation_create(club=club, created_by=ann_user), user=bob_user)
     game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=ann_user)
     return {
         "game": game,

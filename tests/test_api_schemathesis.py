@@ -20,7 +20,7 @@ from scoring.models import Game
 from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.fuzzing import examples
 
-MAX_EXAMPLES = examples(quick=12, deep=300)  # per operation
+MAX_EXAMPLES = examples(quick=6, deep=300)  # per operation
 
 
 # Loaded when the module is collected (pytest-django has set Django up by then); serving the

@@ -65,9 +65,9 @@ def test_with_debug_off_and_nothing_set_the_app_serves_plain_http_on_this_machin
     env = {"DEBUG": "false"}
     assert show("settings.ALLOWED_HOSTS", env=env) == "['127.0.0.1', 'localhost', '[::1]']"
     assert show("getattr(settings, 'SECURE_SSL_REDIRECT')", env=env) == "False"
-    assert show("settings.SERVESTATIC_USE_FINDERS", env=env) == "True"  # static files without collectstatic
+    assert show("settings.WHITENOISE_USE_FINDERS", env=env) == "True"  # static files without collectstatic
 
 
 def test_a_real_host_name_turns_on_the_production_defaults():
     assert show("(settings.SECURE_SSL_REDIRECT, settings.SESSION_COOKIE_SECURE)", env=PRODUCTION) == "(True, True)"
-    assert show("settings.SERVESTATIC_USE_FINDERS", env=PRODUCTION) == "False"
+    assert show("settings.WHITENOISE_USE_FINDERS", env=PRODUCTION) == "False"

@@ -959,7 +959,7 @@
     });
   }
 
-  window.addEventListener("online", function () { netDown = false; badge(); sync(); });
+  window.addEventListener("online", function () { netDown = false; badge(); setTimeout(sync, 50); });
   window.addEventListener("offline", function () { badge(); });
   window.GinOffline = { sync: sync, queue: queue, badge: badge };
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }

@@ -134,14 +134,21 @@
   });
 })();
 
-// Saving a hand on a flaky connection: a save that got no answer (no network, a timeout, 502/503/504)
-// is sent again with the same values, so with the same form key: the server stores it once and
-// answers the repeat with the first save's outcome. The line under the buttons says what is happening.
+// Saving a hand on a flaky connection (issue 15): a save that got no answer (no network, a timeout,
+// 502/503/504) is sent again with the very values htmx sent, the form's key among them, so the server
+// stores it once and answers the repeat with the first save's outcome. The repeat goes by fetch, not
+// through htmx: the form's hx-sync queue and a swapped-out form's events cannot then lose it. The line
+// under the buttons says what is happening. Once the browser reports no network, static/js/offline.js
+// owns the save (it keeps the hand on the phone and sends it later): a save still waiting here is handed
+// to it, and its "htmx:afterRequest" (offline: true) ends the wait here.
 (function () {
   "use strict";
-  if (!window.htmx) { return; }
-  var pending = null, timer = null, pause = 1000;
-  function recordForm(elt) { return elt && elt.closest ? elt.closest("form#record") : null; }
+  if (!window.htmx || !window.fetch) { return; }
+  var WAIT = 15000;  // no answer in 15 s: treat it as lost and send again
+  var AGAIN = { 502: true, 503: true, 504: true };
+  var pending = null;  // the save waiting for an answer: {form, config, url, body, headers, timer, controller}
+  var pause = 1000;
+
   function say(text, state) {
     var line = document.getElementById("save-status");
     if (!line) {
@@ -158,48 +165,113 @@
     line.setAttribute("data-state", state || "");
     line.hidden = !text;
   }
-  function sendAgain() {
-    clearTimeout(timer);
+  function isSave(config) {
+    var elt = config && config.elt;
+    var action = config && config.formData ? config.formData.get("action") : null;
+    return Boolean(elt && elt.id === "record" && elt.tagName === "FORM" && (action === null || action === "save"));
+  }
+  function stop() {
     if (!pending) { return; }
-    if (navigator.onLine === false) { return; }  // the "online" event sends it
-    var form = pending.form;
-    if (!document.body.contains(form)) { pending = null; return; }
-    // The form as it was sent: same boxes, same key (the server answers a repeat with the first save).
-    form.requestSubmit(form.querySelector("button[name=action][value=save]"));
+    clearTimeout(pending.timer);
+    if (pending.controller) { pending.controller.abort(); }
+    pending = null;
+  }
+  function saved() {
+    stop();
+    pause = 1000;
+    say(document.querySelector("#sheet .notice") ? "Saved" : "", "saved");  // no notice: the form came back refused
+  }
+  function failed(status) {
+    stop();
+    say("Could not save: the server answered " + status + ". Reload the page and check the sheet.", "failed");
   }
   function willRetry() {
+    if (!pending) { return; }
     say("No connection: will retry", "offline");
-    clearTimeout(timer);
-    timer = setTimeout(sendAgain, pause);
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(sendAgain, pause);
     pause = Math.min(pause * 2, 15000);
   }
+  // The browser reports no network: offline.js takes the save (a copy the server did get is recognised
+  // when it sends it: same hand number, same facts).
+  function handOver() {
+    if (!pending || pending.controller) { return; }
+    clearTimeout(pending.timer);
+    var button = pending.form.querySelector("button[name=action][value=save]");
+    if (document.body.contains(pending.form) && pending.form.requestSubmit) { pending.form.requestSubmit(button); }
+  }
+  function sendAgain() {
+    var save = pending;
+    if (!save) { return; }
+    clearTimeout(save.timer);
+    if (!document.body.contains(save.form)) { stop(); return; }  // the sheet was redrawn meanwhile
+    if (navigator.onLine === false) { handOver(); return; }
+    say("Saving\u2026", "saving");
+    var controller = window.AbortController ? new AbortController() : null;
+    var clock = controller ? setTimeout(function () { controller.abort(); }, WAIT) : null;
+    save.controller = controller;
+    fetch(save.url, {
+      method: "POST", body: new URLSearchParams(save.body), headers: save.headers,
+      credentials: "same-origin", cache: "no-store", signal: controller ? controller.signal : undefined
+    }).then(function (response) {
+      return response.text().then(function (html) { return { status: response.status, html: html }; });
+    }).then(function (answer) {
+      clearTimeout(clock);
+      if (pending !== save) { return; }  // a newer save took over
+      save.controller = null;
+      if (answer.status >= 200 && answer.status < 300) {
+        var sheet = document.getElementById("sheet");
+        if (sheet) { htmx.swap(sheet, answer.html, { swapStyle: "outerHTML", swapDelay: 0, settleDelay: 20 }); }
+        saved();
+      } else if (AGAIN[answer.status]) {
+        willRetry();
+      } else {
+        failed(answer.status);
+      }
+    }, function () {
+      clearTimeout(clock);
+      if (pending !== save) { return; }
+      save.controller = null;
+      if (navigator.onLine === false) { handOver(); } else { willRetry(); }
+    });
+  }
+
   document.addEventListener("htmx:configRequest", function (event) {
-    var form = recordForm(event.detail.elt);
-    var data = event.detail.formData;
-    if (!form || !data || data.get("action") !== "save") { return; }
-    pending = { form: form };
-    event.detail.timeout = 15000;  // no answer in 15 s: treat it as lost and send again
+    if (isSave(event.detail)) { event.detail.timeout = WAIT; }
+  });
+  // The save as htmx sends it (after every listener had its say): what a repeat sends again.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var config = event.detail.requestConfig;
+    if (!isSave(config) || navigator.onLine === false || event.defaultPrevented) { return; }
+    stop();  // a save tapped again carries the same form key: it replaces one waiting here
+    var body = [];
+    config.formData.forEach(function (value, name) { body.push([name, value]); });
+    var headers = {};
+    Object.keys(config.headers || {}).forEach(function (name) { headers[name] = config.headers[name]; });
+    pending = { form: config.elt, config: config, url: config.path, body: body, headers: headers, timer: null, controller: null };
     say("Saving\u2026", "saving");
   });
+  function ofPending(event) { return pending && event.detail && event.detail.requestConfig === pending.config; }
   ["htmx:sendError", "htmx:timeout"].forEach(function (name) {
     document.addEventListener(name, function (event) {
-      if (pending && recordForm(event.detail.elt)) { willRetry(); }
+      if (!ofPending(event)) { return; }
+      if (navigator.onLine === false) { handOver(); } else { willRetry(); }
     });
   });
   document.addEventListener("htmx:responseError", function (event) {
-    if (!pending || !recordForm(event.detail.elt)) { return; }
+    if (!ofPending(event)) { return; }
     var status = event.detail.xhr.status;
-    if (status === 502 || status === 503 || status === 504) { willRetry(); return; }
-    pending = null;
-    say("Could not save: the server answered " + status + ". Reload the page and check the sheet.", "failed");
+    if (AGAIN[status]) { willRetry(); } else { failed(status); }
   });
+  // htmx fires this on the form, or, once the answer replaced the form, on the nearest element still on the page.
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (!pending || !event.detail.successful || !recordForm(event.detail.elt)) { return; }
-    pending = null;
-    pause = 1000;
-    setTimeout(function () {  // after the new sheet settled
-      say(document.querySelector("#sheet .notice") ? "Saved" : "", "saved");
-    }, 60);
+    var detail = event.detail || {};
+    if (detail.offline) {  // offline.js kept the hand on the phone: nothing left to send from here
+      if (pending) { stop(); say("", ""); }
+      return;
+    }
+    if (ofPending(event) && detail.successful) { saved(); }
   });
-  window.addEventListener("online", sendAgain);
+  window.addEventListener("online", function () { if (pending && !pending.controller) { sendAgain(); } });
+  window.addEventListener("offline", handOver);
 }());

@@ -98,7 +98,7 @@ def two_server_processes(transactional_db):
     env = {
         **os.environ,
         "DATABASE_URL": _database_url(),
-        "DEBUG": "true",  # servestatic serves the static files from the apps' folders
+        "DEBUG": "true",  # whitenoise serves the static files from the apps' folders
         "CONN_MAX_AGE": "0",
         "DJANGO_SETTINGS_MODULE": "ginleague.settings",
     }
