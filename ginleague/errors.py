@@ -103,9 +103,27 @@ def page_not_found(request, exception=None):
     return _answer(request, 404, _message(exception, 404))
 
 
+# PostgreSQL error classes a retry can cure: connection exceptions (08), transaction rollbacks such
+# as serialization failures and deadlocks (40), insufficient resources like too many connections (53),
+# and the server shutting down or restarting (57P01-57P03, e.g. pg_terminate_backend or a failover).
+RETRYABLE_SQLSTATES = ("08", "40", "53", "57P")
+
+
 def is_connection_lost(exception) -> bool:
-    """A database error that a new connection cures (OperationalError / InterfaceError), not a bug."""
-    return isinstance(exception, (OperationalError, InterfaceError))
+    """A database error that trying again cures (a lost connection, a restart, a lock), not a bug.
+
+    A schema problem (a missing table after a forgotten migration) is an OperationalError on SQLite
+    too, but no retry cures it: it stays a 500, which is logged and noticed.
+    """
+    if isinstance(exception, InterfaceError):
+        return True
+    if not isinstance(exception, OperationalError):
+        return False
+    sqlstate = getattr(exception.__cause__, "sqlstate", None)
+    if sqlstate:
+        return sqlstate.startswith(RETRYABLE_SQLSTATES)
+    text = str(exception).lower()
+    return not ("no such table" in text or "no such column" in text or "syntax error" in text)
 
 
 def database_unavailable(request) -> HttpResponse:

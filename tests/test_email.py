@@ -241,6 +241,6 @@ def test_an_invitation_made_on_the_club_page_is_emailed_to_the_address_given(
     before = Invitation.objects.count()
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(url, {"role": "player", "player": "", "email": "newcomer at example"}, follow=True)
-    assert "email: Enter a valid email address." in response.content.decode()
+    assert "E-mail it to: Enter a valid email address." in response.content.decode()  # the label, not the name
     assert Invitation.objects.count() == before
     assert len(mailoutbox) == 1

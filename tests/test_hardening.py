@@ -274,3 +274,27 @@ def test_absurd_numbers_ids_and_content_types_are_refused_with_4xx(api, game):
     assert api.get(f"/api/games/{game.pk}/hands/{10**30}/").status_code == 404
     assert api.post("/api/players/", "name: x", content_type="text/plain").status_code == 415
     assert game.hands.count() == 0
+
+
+def test_only_errors_a_retry_cures_answer_503():
+    """A lost connection or a restart answers "try again" (503); a missing table after a forgotten
+    migration does not pretend to be temporary (it stays a 500, logged and noticed)."""
+    import sqlite3
+
+    import psycopg
+    from django.db import InterfaceError, OperationalError
+
+    from ginleague.errors import is_connection_lost
+
+    def wrapped(cause):
+        error = OperationalError(str(cause))
+        error.__cause__ = cause
+        return error
+
+    terminated = psycopg.errors.AdminShutdown("terminating connection due to administrator command")
+    assert is_connection_lost(wrapped(terminated))
+    assert is_connection_lost(wrapped(psycopg.OperationalError("server closed the connection unexpectedly")))
+    assert is_connection_lost(wrapped(sqlite3.OperationalError("database is locked")))
+    assert is_connection_lost(InterfaceError("connection already closed"))
+    assert not is_connection_lost(wrapped(sqlite3.OperationalError("no such table: scoring_standingtotal")))
+    assert not is_connection_lost(ValueError("not a database error"))

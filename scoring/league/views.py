@@ -46,6 +46,14 @@ def _error_text(error: ValidationError) -> str:
     return " ".join(error.messages)
 
 
+def _form_errors_text(form) -> str:
+    """A bound form's errors as one message line, each under its field's label."""
+    return " ".join(
+        f"{form.fields[name].label if name in form.fields else 'Form'}: {' '.join(errors)}"
+        for name, errors in form.errors.items()
+    )
+
+
 def _add_errors(form, error: ValidationError) -> None:
     """Put a service's ValidationError on the form field it names (or on the form; the message names it)."""
     for field, field_messages in getattr(error, "message_dict", {None: error.messages}).items():
@@ -173,7 +181,7 @@ def invitation_create(request, slug):
             else:
                 messages.success(request, f"Invitation link (send it to the player): {link}")
     else:
-        messages.error(request, " ".join(f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+        messages.error(request, _form_errors_text(form))
     return redirect("league:club", slug=club.slug)
 
 
@@ -371,8 +379,7 @@ def open_game_start(request, slug, pk):
         else:
             return redirect("game", pk=game.pk)
     else:
-        messages.error(request, " ".join(f"{form.fields[f].label}: {' '.join(e)}" for f, e in form.errors.items()
-                                         if f in form.fields) or "Choose two players.")
+        messages.error(request, _form_errors_text(form) or "Choose two players.")
     return redirect("league:season", slug=club.slug, pk=season.pk)
 
 
@@ -477,7 +484,7 @@ def season_due(request, slug, pk):
             due = form.cleaned_data["due_on"]
             messages.success(request, f"Round {form.cleaned_data['round']} is due {due or 'whenever'}.")
     else:
-        messages.error(request, " ".join(f"{form.fields[f].label}: {' '.join(e)}" for f, e in form.errors.items()))
+        messages.error(request, _form_errors_text(form))
     return redirect(f"{reverse('league:season', args=[club.slug, season.pk])}?round={request.POST.get('round', '')}")
 
 
