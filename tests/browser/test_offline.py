@@ -309,6 +309,7 @@ def test_installable_manifest_and_service_worker(page, live_server):
 
     # The start page opens without a network once seen, and the waiting page too.
     page.reload()
+    page.wait_for_load_state("networkidle")  # the header's to-do count has been fetched
     page.context.set_offline(True)
     page.goto(f"{live_server.url}/")
     expect(page.locator("header.site .brand")).to_have_text("GinLeague")

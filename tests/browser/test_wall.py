@@ -22,13 +22,14 @@ import time
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 from playwright.sync_api import expect
 
 from players import clubs
 from scoring.league import services as league
 from scoring.models import Game, SeasonFormat
-from tests.browser.conftest import LAPTOP, login, screenshot
+from tests.browser.conftest import LAPTOP, PASSWORD, login, screenshot
 from tests.browser.test_kitchen import enter_hand, save_hand
 from tests.factories import UserFactory
 
@@ -134,6 +135,9 @@ def club_night():
         invitation = clubs.invitation_create(club=club, created_by=director)
         clubs.invitation_accept(invitation=invitation, user=UserFactory(username=username))
     pat, quinn = (clubs.player_of(type(director).objects.get(username=name)) for name in ("pat", "quinn"))
+    # Pat signs in on a server that may be another process, with the production hashers: a real hash.
+    pat.user.password = PBKDF2PasswordHasher().encode(PASSWORD, "wall-test-salt")
+    pat.user.save(update_fields=["password"])
     season = league.season_create(
         club=club, name="Open Nights", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=director
     )
