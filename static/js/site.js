@@ -195,7 +195,10 @@
   // The browser reports no network: offline.js takes the save (a copy the server did get is recognised
   // when it sends it: same hand number, same facts).
   function handOver() {
-    if (!pending || pending.controller) { return; }
+    // Once per save: the "offline" event and htmx's sendError both arrive, and a second hand-over
+    // would have offline.js queue the same hand twice (as hand N and hand N+1).
+    if (!pending || pending.controller || pending.handedOver) { return; }
+    pending.handedOver = true;
     clearTimeout(pending.timer);
     var button = pending.form.querySelector("button[name=action][value=save]");
     if (document.body.contains(pending.form) && pending.form.requestSubmit) { pending.form.requestSubmit(button); }
