@@ -68,6 +68,12 @@ def _managed_club(request, slug: str) -> Club:
     return club
 
 
+def _managed_season(request, slug: str, pk: int) -> tuple[Club, Season]:
+    """The club (its owner or an admin is asking) and one of its seasons."""
+    club = _managed_club(request, slug)
+    return club, get_object_or_404(Season, pk=pk, club=club)
+
+
 def _login_first(request):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
@@ -321,8 +327,7 @@ def _round_to_show(request, season: Season) -> dict:
 def season_ranking(request, slug, pk):
     if (response := _login_first(request)) is not None:
         return response
-    club = _managed_club(request, slug)
-    season = get_object_or_404(Season, pk=pk, club=club)
+    club, season = _managed_season(request, slug, pk)
     form = RankingForm(request.POST)
     if form.is_valid():
         try:
@@ -472,8 +477,7 @@ def season_due(request, slug, pk):
     """An organiser sets (or clears) one round's due date."""
     if (response := _login_first(request)) is not None:
         return response
-    club = _managed_club(request, slug)
-    season = get_object_or_404(Season, pk=pk, club=club)
+    club, season = _managed_season(request, slug, pk)
     form = DueForm(request.POST)
     if form.is_valid():
         try:
@@ -493,8 +497,7 @@ def season_close(request, slug, pk):
     """An organiser closes the season: results locked, champion named; the page stays as an archive."""
     if (response := _login_first(request)) is not None:
         return response
-    club = _managed_club(request, slug)
-    season = get_object_or_404(Season, pk=pk, club=club)
+    club, season = _managed_season(request, slug, pk)
     try:
         league.season_close(season=season, closed_by=request.user)
     except ValidationError as error:
@@ -509,8 +512,7 @@ def season_close(request, slug, pk):
 def playoffs_start(request, slug, pk):
     if (response := _login_first(request)) is not None:
         return response
-    club = _managed_club(request, slug)
-    season = get_object_or_404(Season, pk=pk, club=club)
+    club, season = _managed_season(request, slug, pk)
     try:
         seeds = league.playoffs_start(season=season, started_by=request.user)
     except ValidationError as error:
