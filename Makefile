@@ -23,6 +23,9 @@ for candidate in python3.13 python3.12 python3 \
 done; exit 1
 endef
 export FIND_PYTHON
+# Let Python keep its compiled modules (some shells set this): every test worker and every server a
+# test starts would otherwise compile the project anew.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run dev demo test install lint pytest fuzz browser migrate bench clean
 
@@ -77,10 +80,12 @@ browser:
 	  fi; \
 	fi
 
-# Two workers on a 2-core machine (-n auto: one per core); pytest-randomly shuffles the order
-# every run (its seed is printed: `-p randomly -p "randomly_seed=N"` repeats one).
+# One worker more than the cores (3 on a 2-core machine): the browser tests spend about a third
+# of their time waiting for a page, which the extra worker fills. pytest-randomly shuffles the
+# order every run (its seed is printed: `-p randomly -p "randomly_seed=N"` repeats one).
+WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 pytest: $(STAMP) browser
-	$(VENV)/bin/pytest -n auto --durations=10 $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(WORKERS) --durations=10 $(PYTEST_ARGS)
 
 # The deep pass: many more generated records, schema cases and solver situations than `make test`.
 fuzz: $(STAMP) browser

@@ -35,6 +35,30 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()] or default
 
 
+def database_pool_options() -> dict:
+    """PostgreSQL connections kept open per server process (psycopg's pool).
+
+    A request borrows a connection and hands it back, instead of opening a new one
+    (a new server backend with cold caches) per request. ``check`` tests a connection
+    before lending it, so one the database dropped (a failover, a restart) is replaced
+    instead of failing a request. DATABASE_POOL=off turns pooling off, and so does a
+    CONN_MAX_AGE (Django's persistent connections, which a pool replaces).
+    """
+    pooled = os.environ.get("DATABASE_POOL", "on").lower() not in ("off", "false", "0", "no")
+    if not pooled or int(os.environ.get("CONN_MAX_AGE", "0")):
+        return {}
+    from psycopg_pool import ConnectionPool
+
+    return {
+        "pool": {
+            "min_size": 1,
+            "max_size": int(os.environ.get("DATABASE_POOL_MAX", "8")),
+            "timeout": 10,
+            "check": ConnectionPool.check_connection,
+        }
+    }
+
+
 def database_from_url(url: str) -> dict:
     """postgres://user:password@host:port/name or sqlite:///path -> DATABASES entry."""
     parsed = urlparse(url)
@@ -48,9 +72,10 @@ def database_from_url(url: str) -> dict:
             "PORT": str(parsed.port or ""),
             # 0 by default: under ASGI (the wall screens' uvicorn workers) persistent
             # connections are not reused across requests and pile up; Django's docs
-            # say to disable them there. Set CONN_MAX_AGE for a WSGI-only deployment.
+            # say to disable them there, and the pool below reuses connections instead.
             "CONN_MAX_AGE": int(os.environ.get("CONN_MAX_AGE", "0")),
             "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": database_pool_options(),
             "TEST": {"NAME": os.environ.get("TEST_DATABASE_NAME") or None},
         }
     if parsed.scheme == "sqlite":
@@ -119,10 +144,11 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # A lost database connection: 503 with Retry-After (ginleague/errors.py).
-    "ginleague.errors.DatabaseUnavailableMiddleware",
-    # Last, as django-axes asks: turns a locked-out sign-in into the lockout page.
+    # Turns a locked-out sign-in into the lockout page (django-axes asks to be last but for the next one).
     "axes.middleware.AxesMiddleware",
+    # A lost database connection: 503 with Retry-After (ginleague/errors.py). Sync-only and innermost,
+    # so that under ASGI the whole chain runs in the request's one thread (see the class).
+    "ginleague.errors.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "ginleague.urls"

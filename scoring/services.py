@@ -495,14 +495,17 @@ def hand_record(
     try:
         with transaction.atomic(savepoint=savepoint):
             locked = _lock(game)
-            hands = list(locked.hands.order_by("number"))
-            number = len(hands) + 1
+            # hand_count is derived under this lock like every figure: a second phone's copy of
+            # the hand is refused before the hands are read.
+            number = locked.hand_count + 1
             if expected_number is not None and expected_number != number:
                 raise HandConflict(
                     field="number",
                     hand=expected_number,
                     message=f"Hand {expected_number} was already recorded; the sheet now has {number - 1} hands.",
                 )
+            hands = list(locked.hands.order_by("number"))
+            number = len(hands) + 1
             values = _clean_facts(
                 locked,
                 ending=ending,

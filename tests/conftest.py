@@ -15,11 +15,45 @@ def load_vector(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """The browser tests and the slow ones first (in pytest-randomly's shuffled order), then the rest:
+    the two workers share the long tests early and finish together on the short ones, instead of one
+    worker starting a 30-second test when the other has nothing left to run."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture
 def user(db):
     from tests.factories import UserFactory
 
     return UserFactory(username="ann")
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """This process opens its PostgreSQL connections directly, without the server's pool: test threads
+    (live servers, concurrent writers) end without handing theirs back, and a pool of eight runs dry.
+    The servers the tests start (uvicorn, as `make run` serves) read the settings afresh and pool."""
+    from django.db import connections
+
+    for connection in connections.all(initialized_only=False):
+        connection.settings_dict.get("OPTIONS", {}).pop("pool", None)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """PostgreSQL: the test database does not wait for its log to reach the disk at each commit
+    (``synchronous_commit = off``; a crash could lose the last commits of a database that is
+    thrown away anyway). Every connection to it, the test servers' included, inherits this."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        name = connection.ops.quote_name(connection.settings_dict["NAME"])
+        cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit TO off")
+        cursor.execute("SET synchronous_commit TO off")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # each test starts manage.py in a process of its own
 ROOT = Path(__file__).resolve().parent.parent
 
 PRODUCTION = {

@@ -24,6 +24,7 @@ from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.load_faults import kill_a_worker, run, serve, stop, terminate_connections
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
         not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),

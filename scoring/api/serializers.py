@@ -3,10 +3,12 @@ engine decide what is allowed, and nothing here computes a score."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.fields import DateTimeField
 
 from players.models import Player
 from scoring.models import Ending, Game, GameScore, Hand, LeagueStatus, Result
@@ -71,16 +73,41 @@ class PlayerSerializer(serializers.ModelSerializer):
         return player.user_id is not None
 
 
+# The serializers a hand's answer is made of write their JSON directly (``to_representation``):
+# DRF builds a ModelSerializer's fields anew for every instance, which cost about a third of
+# a hand POST. Their declared fields still describe the API (the schema is made from them), and
+# tests/test_api_representation.py checks that each direct answer equals DRF's own rendering.
+_DATETIME = DateTimeField()
+
+
+def _when(value: datetime | None) -> str | None:
+    """A date and time as DRF writes it (ISO 8601 in the current time zone, "Z" for UTC)."""
+    return None if value is None else _DATETIME.to_representation(value)
+
+
 class PlayerRefSerializer(serializers.ModelSerializer):
     class Meta:
         model = Player
         fields = ["id", "name"]
+
+    def to_representation(self, player: Player) -> dict:
+        return {"id": player.pk, "name": player.name}
+
+
+def _player_ref(player: Player | None) -> dict | None:
+    return None if player is None else {"id": player.pk, "name": player.name}
 
 
 class GameScoreSerializer(serializers.ModelSerializer):
     class Meta:
         model = GameScore
         fields = ["number", *SCORE_FIGURES]
+
+    def to_representation(self, score: GameScore) -> dict:
+        data = {"number": score.number}
+        for figure in SCORE_FIGURES:
+            data[figure] = getattr(score, figure if figure != "winner" else "winner_id")
+        return data
 
 
 class HandSerializer(serializers.ModelSerializer):
@@ -112,6 +139,27 @@ class HandSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = fields
+
+    def to_representation(self, hand: Hand) -> dict:
+        return {
+            "id": hand.pk,
+            "number": hand.number,
+            "ending": hand.ending,
+            "by": hand.by_id,
+            "knocker_deadwood": hand.knocker_deadwood,
+            "defender_deadwood": hand.defender_deadwood,
+            "upcard": hand.upcard,
+            "cards": hand.cards,
+            "dealer": hand.dealer_id,
+            "result": hand.result,
+            "winner": hand.winner_id,
+            "points": hand.points,
+            "boxes": hand.boxes,
+            "doubled": hand.doubled,
+            "scored_in": [int(number) for number in hand.scored_in],
+            "created_at": _when(hand.created_at),
+            "updated_at": _when(hand.updated_at),
+        }
 
 
 class GameSerializer(serializers.ModelSerializer):
@@ -167,6 +215,33 @@ class GameSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         return can_edit_game(getattr(request, "user", None), game)
 
+    def to_representation(self, game: Game) -> dict:
+        score = GameScoreSerializer()
+        return {
+            "id": game.pk,
+            "name": game.name,
+            "source": game.source,
+            "player_one": _player_ref(game.player_one),
+            "player_two": _player_ref(game.player_two),
+            "first_dealer": _player_ref(game.first_dealer),
+            "preset": game.preset,
+            "rules": game.rules,
+            "over": game.over,
+            "finished_at": _when(game.finished_at),
+            "winner": _player_ref(game.winner),
+            "margin": game.margin,
+            "next_dealer": _player_ref(game.next_dealer),
+            "hand_count": game.hand_count,
+            "scores": [score.to_representation(row) for row in game.scores.all()],
+            "can_edit": self.get_can_edit(game),
+            "season": game.season_id,
+            "fixture": game.fixture_id,
+            "league_status": game.league_status,
+            "confirmed_at": _when(game.confirmed_at),
+            "created_at": _when(game.created_at),
+            "updated_at": _when(game.updated_at),
+        }
+
 
 class GameDetailSerializer(GameSerializer):
     hands = HandSerializer(many=True, read_only=True)
@@ -174,6 +249,10 @@ class GameDetailSerializer(GameSerializer):
     class Meta(GameSerializer.Meta):
         fields = [*GameSerializer.Meta.fields, "hands"]
         read_only_fields = fields
+
+    def to_representation(self, game: Game) -> dict:
+        hand = HandSerializer()
+        return {**super().to_representation(game), "hands": [hand.to_representation(row) for row in game.hands.all()]}
 
 
 class GameCreateSerializer(serializers.Serializer):

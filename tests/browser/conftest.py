@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -59,20 +60,36 @@ def _one_request_at_a_time_on_sqlite():
     """On SQLite the test database is in memory with a shared cache, where two
     live-server threads hitting one table fail at once with "database table is
     locked" (a file database in WAL mode would wait). Serve one request at a
-    time there; PostgreSQL keeps the threaded server."""
+    time there; PostgreSQL keeps the threaded server.
+
+    The same holds between a request and the test's end: a page closed by the test
+    may still have a request in the server when the test's tables are emptied. The
+    emptying waits for that request, and no request starts while it runs."""
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer
-    from django.test.testcases import LiveServerThread
+    from django.test.testcases import LiveServerThread, TransactionTestCase
+
+    serving = threading.Lock()
 
     class SerialWSGIServer(WSGIServer):
         def __init__(self, *args, connections_override=None, **kwargs):
             super().__init__(*args, **kwargs)  # the server thread already uses the overrides
 
+        def process_request(self, request, client_address):
+            with serving:
+                super().process_request(request, client_address)
+
     if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-        original = LiveServerThread.server_class
+        original_server, original_teardown = LiveServerThread.server_class, TransactionTestCase._fixture_teardown
+
+        def fixture_teardown_between_requests(self):
+            with serving:
+                original_teardown(self)
+
         LiveServerThread.server_class = SerialWSGIServer
+        TransactionTestCase._fixture_teardown = fixture_teardown_between_requests
         yield
-        LiveServerThread.server_class = original
+        LiveServerThread.server_class, TransactionTestCase._fixture_teardown = original_server, original_teardown
     else:
         yield
 
