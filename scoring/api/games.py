@@ -384,15 +384,9 @@ class HandDetailView(_HandViewBase):
         def perform():
             serializer = s.HandEditSerializer(data=request.data, partial=partial)
             serializer.is_valid(raise_exception=True)
-            facts = {
-                "ending": hand.ending,
-                "by": hand.by_id,
-                "knocker_deadwood": hand.knocker_deadwood,
-                "defender_deadwood": hand.defender_deadwood,
-                "upcard": hand.upcard,
-                "cards": hand.cards,
-            } if partial else {"by": None, "knocker_deadwood": None, "defender_deadwood": None, "upcard": None,
-                               "cards": None}
+            facts = s.hand_facts_data(hand) if partial else {
+                "by": None, "knocker_deadwood": None, "defender_deadwood": None, "upcard": None, "cards": None
+            }
             facts.update(serializer.validated_data)
             reason = facts.pop("reason", "")
             changes = services.hand_edit(hand=hand, edited_by=request.user, reason=reason, **facts)

@@ -110,6 +110,18 @@ class GameScoreSerializer(serializers.ModelSerializer):
         return data
 
 
+def hand_facts_data(hand: Hand) -> dict:
+    """A stored hand's recorded facts as the API names them (what a partial correction starts from)."""
+    return {
+        "ending": hand.ending,
+        "by": hand.by_id,
+        "knocker_deadwood": hand.knocker_deadwood,
+        "defender_deadwood": hand.defender_deadwood,
+        "upcard": hand.upcard,
+        "cards": hand.cards,
+    }
+
+
 class HandSerializer(serializers.ModelSerializer):
     """A stored hand: the facts recorded, then the figures the engine derived."""
 
@@ -144,12 +156,7 @@ class HandSerializer(serializers.ModelSerializer):
         return {
             "id": hand.pk,
             "number": hand.number,
-            "ending": hand.ending,
-            "by": hand.by_id,
-            "knocker_deadwood": hand.knocker_deadwood,
-            "defender_deadwood": hand.defender_deadwood,
-            "upcard": hand.upcard,
-            "cards": hand.cards,
+            **hand_facts_data(hand),
             "dealer": hand.dealer_id,
             "result": hand.result,
             "winner": hand.winner_id,
