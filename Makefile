@@ -81,11 +81,14 @@ browser:
 	fi
 
 # One worker more than the cores (3 on a 2-core machine): the browser tests spend about a third
-# of their time waiting for a page, which the extra worker fills. pytest-randomly shuffles the
-# order every run (its seed is printed: `-p randomly -p "randomly_seed=N"` repeats one).
+# of their time waiting for a page, which the extra worker fills. Tests are handed out two at a
+# time as workers free up (--maxschedchunk): xdist's default hands each worker a quarter of the
+# suite at once, and the worker whose quarter held the browser tests ran on alone for a minute and
+# a half after the others had finished. pytest-randomly shuffles the order every run (its seed is
+# printed: `-p randomly -p "randomly_seed=N"` repeats one).
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 pytest: $(STAMP) browser
-	$(VENV)/bin/pytest -n $(WORKERS) --durations=10 $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(WORKERS) --maxschedchunk=2 --durations=10 $(PYTEST_ARGS)
 
 # The deep pass: many more generated records, schema cases and solver situations than `make test`.
 fuzz: $(STAMP) browser

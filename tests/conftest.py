@@ -23,6 +23,25 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
 
 
+@pytest.fixture(scope="class")
+def class_rows(django_db_setup, django_db_blocker):
+    """Rows a class of tests shares, built once (a permission matrix runs hundreds of requests against one
+    cast): they live in a transaction that is rolled back after the class, and each test runs in a savepoint
+    inside it (pytest-django's ``db``), so what one test writes is gone before the next. Only tests in the
+    class see the rows."""
+    from django.db import transaction
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer._from_testcase = True  # a durable block inside is allowed, as in a TestCase
+        outer.__enter__()
+        try:
+            yield
+        finally:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+
+
 @pytest.fixture
 def user(db):
     from tests.factories import UserFactory
@@ -64,6 +83,14 @@ def _fast_password_hashing():
     server process must check, see tests/browser/test_wall.py) still verifies here."""
     hashers = ["django.contrib.auth.hashers.MD5PasswordHasher", *global_settings.PASSWORD_HASHERS]
     with override_settings(PASSWORD_HASHERS=hashers):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _static_files_found_when_asked():
+    """Each test client builds its own middleware, and whitenoise would list every static file again for
+    each (a third of a short API test's time). Looked up when one is requested instead, as in DEBUG."""
+    with override_settings(WHITENOISE_AUTOREFRESH=True):
         yield
 
 

@@ -25,6 +25,10 @@ CSRF_SECRET = "a" * 32  # a well-formed CSRF cookie value; the header must repea
 
 @pytest.fixture
 def people():
+    return make_people()
+
+
+def make_people() -> dict:
     creator = UserFactory(username="creator")
     participant = UserFactory(username="participant")
     outsider = UserFactory(username="outsider")
@@ -48,6 +52,10 @@ def people():
 
 @pytest.fixture
 def game(people):
+    return make_kitchen_game(people)
+
+
+def make_kitchen_game(people) -> Game:
     return make_game(
         player_one=people["ann"],
         player_two=people["bob"],
@@ -152,9 +160,22 @@ ENDPOINT_NAMES = [
 MATRIX = [("token", None)] + [(auth, role) for auth in ("token", "session") for role in ROLES if role]
 
 
-@pytest.mark.parametrize(("auth", "role"), MATRIX, ids=lambda value: value or "anonymous")
-@pytest.mark.parametrize("endpoint", ENDPOINT_NAMES)
-def test_permission_matrix(endpoint, role, auth, game, people):
+class TestPermissionMatrix:
+    """Every endpoint, every role, both ways of signing in: one cast for the whole matrix."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def cast(cls, class_rows):
+        people = make_people()
+        return make_kitchen_game(people), people
+
+    @pytest.mark.parametrize(("auth", "role"), MATRIX, ids=lambda value: value or "anonymous")
+    @pytest.mark.parametrize("endpoint", ENDPOINT_NAMES)
+    def test_permission_matrix(self, endpoint, role, auth, cast):
+        check_permission(endpoint, role, auth, *cast)
+
+
+def check_permission(endpoint, role, auth, game, people):
     name, method, path, body, rule, success = next(row for row in endpoints(game, people) if row[0] == endpoint)
     client = client_for(role, people, auth)
     hands_before = list(Hand.objects.filter(game=game).values_list("number", "defender_deadwood"))

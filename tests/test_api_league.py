@@ -66,11 +66,6 @@ def api_client(user) -> APIClient:
     return client
 
 
-@pytest.fixture(params=[True, False], ids=["public", "private"])
-def world(request):
-    return League(is_public=request.param)
-
-
 @pytest.fixture
 def public():
     return League(is_public=True)
@@ -177,21 +172,33 @@ def _state():
     )
 
 
-@pytest.mark.parametrize("role", ROLES, ids=lambda role: role or "anonymous")
-@pytest.mark.parametrize("endpoint", LEAGUE_ENDPOINT_NAMES)
-def test_league_permission_matrix(endpoint, role, world):
-    name, method, path, body, rule, success = next(row for row in league_endpoints(world) if row[0] == endpoint)
-    before = _state()
-    client = world.client(role)
-    response = getattr(client, method)(path, body, format="json") if body is not None else getattr(client, method)(path)
-    want = expected(rule, role, world.club.is_public)
-    assert response.status_code == (success if want == "ok" else want), response.content
-    if response.status_code in (403, 404):
-        problem = response.json()
-        assert set(problem) == {"field", "message", "hand"} and problem["message"]
-        assert _state() == before  # a refused write changes nothing
-    elif method != "get":
-        assert _state() != before
+class TestLeaguePermissionMatrix:
+    """Every league endpoint, every role, for a public and a private club: one pair of clubs for the matrix."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def leagues(cls, class_rows):
+        return {"public": League(is_public=True), "private": League(is_public=False)}
+
+    @pytest.mark.parametrize("club", ["public", "private"])
+    @pytest.mark.parametrize("role", ROLES, ids=lambda role: role or "anonymous")
+    @pytest.mark.parametrize("endpoint", LEAGUE_ENDPOINT_NAMES)
+    def test_league_permission_matrix(self, endpoint, role, club, leagues):
+        world = leagues[club]
+        name, method, path, body, rule, success = next(row for row in league_endpoints(world) if row[0] == endpoint)
+        before = _state()
+        client = world.client(role)
+        response = (
+            getattr(client, method)(path, body, format="json") if body is not None else getattr(client, method)(path)
+        )
+        want = expected(rule, role, world.club.is_public)
+        assert response.status_code == (success if want == "ok" else want), response.content
+        if response.status_code in (403, 404):
+            problem = response.json()
+            assert set(problem) == {"field", "message", "hand"} and problem["message"]
+            assert _state() == before  # a refused write changes nothing
+        elif method != "get":
+            assert _state() != before
 
 
 def test_league_matrix_covers_its_routes(public):

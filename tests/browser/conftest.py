@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,27 @@ def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(lambda url: "/login/" not in url)
+
+
+def sign_in(page, base_url: str, username: str) -> None:
+    """Signed in as ``username`` by the session cookie the sign-in form would have set, for the tests whose
+    subject is not signing in (three page loads saved each time; the form is tried by the tests that
+    call ``login``). Only for a server that shares this process's database."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=username))
+    cookie = {
+        "name": settings.SESSION_COOKIE_NAME,
+        "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+        "url": base_url,
+        "expires": time.time() + settings.SESSION_COOKIE_AGE,  # kept across a browser restart, as the form's is
+        "httpOnly": True,
+        "sameSite": settings.SESSION_COOKIE_SAMESITE,
+    }
+    page.context.add_cookies([cookie])
 
 
 def screenshot(page, name: str, *, full_page: bool = True) -> Path:

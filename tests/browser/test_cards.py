@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from players.models import Player
 from scoring.models import Hand
-from tests.browser.conftest import ARTIFACTS, LAPTOP, PHONE, login
+from tests.browser.conftest import ARTIFACTS, LAPTOP, PHONE, sign_in
 from tests.browser.test_kitchen import pick
 from tests.factories import UserFactory, make_game
 from tests.test_cards_facts import DEFENDER, KNOCKER
@@ -33,7 +33,7 @@ def test_knock_entered_by_tapping_cards(new_page, live_server, viewport):
     bob = Player.objects.create(name="Bob")
     game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
     page = new_page(viewport=viewport)
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/")
 
     pick(page, "How the hand ended", "Knock")
@@ -95,7 +95,7 @@ def test_the_player_changes_the_best_play_figures_to_what_was_played(new_page, l
     bob = Player.objects.create(name="Bob")
     game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
     page = new_page(viewport=PHONE)
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/")
     pick(page, "How the hand ended", "Knock")
     pick(page, "Who went out", "Ann")

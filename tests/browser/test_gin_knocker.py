@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring.models import Hand
-from tests.browser.conftest import login, screenshot
+from tests.browser.conftest import screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand, pick, save_hand, start_game
 from tests.factories import UserFactory
 
@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_a_gin_with_a_leftover_knocker_deadwood_shows_the_field_and_why(new_page, live_server):
     page = new_page(viewport={"width": 390, "height": 844})
     UserFactory(username="ann")
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     game = start_game(page, live_server.url, one="Ann", two="Bob")
 
     enter_hand(page, ending="Knock", by="Ann", knocker=6, defender=12)

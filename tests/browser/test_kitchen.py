@@ -15,7 +15,7 @@ from players.models import Player
 from scoring.engine.rules import resolve_rules
 from scoring.engine.score import HandFacts, dealer_after, score_session
 from scoring.models import Game, Hand
-from tests.browser.conftest import LAPTOP, login, screenshot
+from tests.browser.conftest import LAPTOP, login, screenshot, sign_in
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -185,7 +185,7 @@ def test_standard_game_from_first_knock_to_play_again(page, live_server):
 
 def test_oklahoma_game_with_a_spade_double(page, live_server):
     UserFactory(username="cy")
-    login(page, live_server.url, "cy")
+    sign_in(page, live_server.url, "cy")
     game = start_game(page, live_server.url, one="Cy", two="Di", preset="oklahoma")
     # Knocking above the upcard's value is refused, naming the field.
     enter_hand(page, ending="Knock", by="Cy", knocker=8, defender=20, rank="7", suit="♥ H")
@@ -211,7 +211,7 @@ def test_oklahoma_game_with_a_spade_double(page, live_server):
 def test_hollywood_sitting_until_all_three_columns_close(new_page, live_server):
     page = new_page()
     UserFactory(username="ed")
-    login(page, live_server.url, "ed")
+    sign_in(page, live_server.url, "ed")
     game = start_game(page, live_server.url, one="Ed", two="Flo", hollywood=True)
     assert game.is_hollywood
     expect(page.locator(".board")).to_have_count(3)

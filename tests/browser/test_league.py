@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from players import clubs
 from scoring.models import Game, LeagueStatus
-from tests.browser.conftest import LAPTOP, login, screenshot
+from tests.browser.conftest import LAPTOP, screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand, save_hand
 from tests.factories import UserFactory
 
@@ -30,7 +30,7 @@ def test_club_night_season_game_confirmation_and_standings(new_page, live_server
 
     # The director opens a season for Pat, Quinn and Gus (not playing himself).
     admin = new_page(viewport=LAPTOP)
-    login(admin, base, "director")
+    sign_in(admin, base, "director")
     admin.goto(f"{base}/clubs/{club.slug}/")
     admin.get_by_role("link", name="New season").click()
     admin.get_by_label("Season name").fill("Spring League")
@@ -46,7 +46,7 @@ def test_club_night_season_game_confirmation_and_standings(new_page, live_server
 
     # Pat, on his phone, starts his fixture against Quinn and scores it at the table.
     pat = new_page()
-    login(pat, base, "pat")
+    sign_in(pat, base, "pat")
     pat.goto(season_url)
     mine = pat.locator("ul.fixtures.mine")
     expect(mine.locator("li")).to_have_count(2)  # Pat's own fixtures, whatever the round
@@ -67,7 +67,7 @@ def test_club_night_season_game_confirmation_and_standings(new_page, live_server
 
     # Quinn, on her own phone, confirms the result.
     quinn = new_page()
-    login(quinn, base, "quinn")
+    sign_in(quinn, base, "quinn")
     quinn.goto(f"{base}/clubs/games/{game.pk}/")
     expect(quinn.locator(".result")).to_contain_text(f"pat won by {game.margin}")
     screenshot(quinn, "league-confirm")
@@ -91,5 +91,5 @@ def test_club_night_season_game_confirmation_and_standings(new_page, live_server
     expect(pat.get_by_role("link", name=re.compile("^Edit hand"))).to_have_count(0)
     stranger = new_page()
     UserFactory(username="stranger")
-    login(stranger, base, "stranger")
+    sign_in(stranger, base, "stranger")
     assert stranger.request.get(season_url).status == 404  # (not page.goto: a 404 page logs a console error)

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring.models import FactChange, Game, Hand
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, login, screenshot
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand
 from tests.factories import PlayerFactory, UserFactory, make_game
 
@@ -77,7 +77,7 @@ def test_five_hands_scored_offline_survive_reload_and_restart_then_reach_the_ser
         return context, page
 
     context, page = launch()
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     open_sheet(page, live_server.url, game)
 
     context.set_offline(True)
@@ -164,7 +164,7 @@ def test_two_phones_record_hand_3_and_the_players_keep_one_nothing_lost(new_page
     offline_phone = new_page()
     online_phone = new_page()
     for phone in (offline_phone, online_phone):
-        login(phone, live_server.url, "ann")
+        sign_in(phone, live_server.url, "ann")
     open_sheet(offline_phone, live_server.url, game)
     online_phone.goto(f"{live_server.url}/games/{game.pk}/")
 
@@ -205,7 +205,7 @@ def test_keeping_the_other_phones_version_notes_this_phones_in_the_history(new_p
     ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
     game = make_game(player_one=ann, player_two=bob, created_by=user)
     offline_phone = new_page()
-    login(offline_phone, live_server.url, "ann")
+    sign_in(offline_phone, live_server.url, "ann")
     open_sheet(offline_phone, live_server.url, game)
     offline_phone.context.set_offline(True)
     enter_hand(offline_phone, ending="Knock", by="Ann", knocker=3, defender=33)
@@ -240,7 +240,7 @@ def test_a_confirmed_league_result_is_not_changed_offline(page, live_server):
         created_by=user,
         hands=[{"ending": "knock", "by": ann.pk, "knocker_deadwood": 4, "defender_deadwood": 14}],
     )
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     open_sheet(page, live_server.url, game)
     # Confirmed meanwhile (by the other player, say): this phone learns it on its next look.
     Game.objects.filter(pk=game.pk).update(league_status="confirmed")
@@ -260,7 +260,7 @@ def test_a_confirmed_league_result_is_not_changed_offline(page, live_server):
 
 def test_installable_manifest_and_service_worker(page, live_server):
     UserFactory(username="ann")
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/")
     ready(page)
     manifest = page.evaluate(
@@ -321,7 +321,7 @@ def test_installable_manifest_and_service_worker(page, live_server):
 
 def test_a_game_started_offline_is_sent_with_its_hands(page, live_server):
     UserFactory(username="ann")
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/new/")
     ready(page)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")

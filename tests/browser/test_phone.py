@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from players.models import Player
 from scoring.models import Hand
-from tests.browser.conftest import login, screenshot
+from tests.browser.conftest import login, screenshot, sign_in
 from tests.browser.test_kitchen import pick
 from tests.browser.test_wall import asgi_server, club_night  # noqa: F401 (asgi_server is a fixture)
 from tests.factories import UserFactory, make_game
@@ -58,7 +58,7 @@ def ann_v_bob(hands=()):
 def test_enter_in_a_deadwood_box_saves_the_hand(new_page, live_server, js):
     game, ann, bob = ann_v_bob()
     page = new_page(viewport=PHONE_390, java_script_enabled=js)
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/")
 
     pick(page, "How the hand ended", "Knock")
@@ -81,7 +81,7 @@ def test_enter_in_a_deadwood_box_saves_the_hand(new_page, live_server, js):
 def test_switching_to_cards_and_back_keeps_the_typed_deadwood(new_page, live_server, js):
     game, ann, bob = ann_v_bob()
     page = new_page(viewport=PHONE_390, java_script_enabled=js)
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/")
 
     pick(page, "How the hand ended", "Knock")
@@ -104,7 +104,7 @@ def test_switching_to_cards_and_back_keeps_the_typed_deadwood(new_page, live_ser
 def test_card_entry_opens_without_an_error(new_page, live_server, js):
     game, ann, bob = ann_v_bob()
     page = new_page(viewport=PHONE_390, java_script_enabled=js)
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/")
     pick(page, "How the hand ended", "Knock")
     pick(page, "Who went out", "Ann")
@@ -131,7 +131,7 @@ def test_correction_previews_the_hand_and_the_changed_totals(new_page, live_serv
         ]
     )
     page = new_page(viewport=PHONE_390)
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/hands/1/edit/")
     page.get_by_label("Other player's deadwood").fill("30")
     page.get_by_label("Other player's deadwood").press("Tab")
@@ -160,7 +160,7 @@ def test_no_console_error_or_csp_report_through_a_game_cards_correction_standing
     director, club, season, game = club_night()
     base = asgi_server
     page = watched_page(new_page, problems)
-    login(page, base, "pat")
+    sign_in(page, base, "pat")
     page.goto(f"{base}/games/{game.pk}/")
 
     # Hand 1, typed; Save is tapped straight from the box, while the preview it starts is still running.
@@ -341,13 +341,13 @@ def test_the_club_owner_starts_a_fixture_and_others_are_told_who_can(new_page, l
     )
     UserFactory(username="visitor")
     visitor = new_page(viewport=PHONE_390)
-    login(visitor, live_server.url, "visitor")
+    sign_in(visitor, live_server.url, "visitor")
     visitor.goto(f"{live_server.url}/clubs/{club.slug}/seasons/{season.pk}/")
     expect(visitor.locator("ul.fixtures li").first).to_contain_text("or a club admin starts this game")
     expect(visitor.get_by_role("button", name=re.compile("^Start"))).to_have_count(0)
 
     page = new_page(viewport=PHONE_390)
-    login(page, live_server.url, "owner")
+    sign_in(page, live_server.url, "owner")
     page.goto(f"{live_server.url}/clubs/{club.slug}/seasons/{season.pk}/")
     page.get_by_role("button", name=re.compile(r"^Start (Gus v Hal|Hal v Gus)$")).click()
     page.wait_for_url(re.compile(r"/games/\d+/$"))

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from players import clubs
 from scoring.league import services as league
-from tests.browser.conftest import LAPTOP, PHONE, login, screenshot
+from tests.browser.conftest import LAPTOP, PHONE, screenshot, sign_in
 from tests.factories import UserFactory
 from tests.league_setup import start_and_finish
 
@@ -38,7 +38,7 @@ def _hidden_on_paper(page, *selectors):
 def test_the_season_prints_standings_fixtures_and_results_without_navigation(new_page, live_server, season):
     club, spring, _ = season
     page = new_page(viewport=LAPTOP)
-    login(page, live_server.url, "director")
+    sign_in(page, live_server.url, "director")
     page.goto(f"{live_server.url}/clubs/{club.slug}/seasons/{spring.pk}/")
     page.get_by_role("link", name="Printable sheet").click()
     expect(page.get_by_role("heading", name="Thursday Gin: Spring")).to_be_visible()
@@ -67,7 +67,7 @@ def test_the_season_prints_standings_fixtures_and_results_without_navigation(new
 def test_a_scoresheet_prints_its_hands_without_buttons(new_page, live_server, season):
     club, spring, game = season
     page = new_page(viewport=PHONE)
-    login(page, live_server.url, "director")
+    sign_in(page, live_server.url, "director")
     page.goto(f"{live_server.url}/games/{game.pk}/")
     expect(page.get_by_role("button", name="Play again")).to_be_visible()
     expect(page.get_by_role("link", name="Edit hand 1")).to_be_visible()  # the admin may correct it
@@ -92,7 +92,7 @@ def test_the_opponent_confirms_from_the_scoresheet_on_a_phone(new_page, live_ser
     game = start_and_finish(spring.fixtures.get(), gus, started_by=director)
 
     page = new_page(viewport={"width": 390, "height": 844})
-    login(page, live_server.url, "quinn")
+    sign_in(page, live_server.url, "quinn")
     page.goto(f"{live_server.url}/games/{game.pk}/")
     expect(page.locator(".league-status")).to_contain_text("Provisional: waiting for the other player to confirm.")
     expect(page.get_by_text("Dispute the result…")).to_be_visible()

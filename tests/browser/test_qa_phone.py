@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from players.models import Player
-from tests.browser.conftest import PASSWORD, login, screenshot
+from tests.browser.conftest import PASSWORD, screenshot, sign_in
 from tests.factories import UserFactory, make_game
 from tests.league_setup import make_club
 
@@ -25,7 +25,7 @@ def test_a_wide_hands_table_scrolls_in_its_box_not_the_page(new_page, live_serve
         hands=[{"ending": "knock", "by": ann.pk, "knocker_deadwood": 5, "defender_deadwood": 20}],
     )
     page = new_page(viewport=PHONE_390)
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/")
     table_box = page.locator(".table-scroll").first
     assert table_box.evaluate("box => box.scrollWidth > box.clientWidth")  # the table does scroll
@@ -41,7 +41,7 @@ def test_the_club_page_fits_a_phone_with_a_long_name_and_big_invitation_boxes(ne
     cast.owner.set_password(PASSWORD)
     cast.owner.save()
     page = new_page(viewport=PHONE_390)
-    login(page, live_server.url, cast.owner.username)
+    sign_in(page, live_server.url, cast.owner.username)
     page.goto(f"{live_server.url}/clubs/{cast.club.slug}/")
     screenshot(page, "qa-club-long-name-390")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring.models import Hand
-from tests.browser.conftest import CHROMIUM_ARGS, login, screenshot  # noqa: F401
+from tests.browser.conftest import CHROMIUM_ARGS, screenshot, sign_in  # noqa: F401
 from tests.browser.test_kitchen import enter_hand
 from tests.factories import PlayerFactory, UserFactory, make_game
 
@@ -35,7 +35,7 @@ def sheet(browser, live_server):
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if "Content Security Policy" in message.text
             else None)  # fmt: skip
-    login(page, live_server.url, "ann")
+    sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/")
     yield page, context, game
     context.close()

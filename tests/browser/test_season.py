@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from players import clubs
 from scoring.models import Game, LeagueStatus, Season
-from tests.browser.conftest import LAPTOP, PASSWORD, login, screenshot
+from tests.browser.conftest import LAPTOP, PASSWORD, screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand
 from tests.factories import UserFactory
 
@@ -61,7 +61,7 @@ def test_a_season_start_to_finish_then_a_knockout_cup(new_page, live_server):
     # The director opens a season with dates for the three of them: the fixtures get due dates.
     today = datetime.date.today()
     admin = new_page(viewport=LAPTOP)
-    login(admin, base, "director")
+    sign_in(admin, base, "director")
     admin.goto(f"{base}/clubs/{club.slug}/seasons/new/")
     admin.get_by_label("Season name").fill("Spring League")
     admin.get_by_label("Format").select_option("single")
@@ -75,7 +75,7 @@ def test_a_season_start_to_finish_then_a_knockout_cup(new_page, live_server):
     expect(admin.locator("ul.fixtures li .due").first).to_contain_text("due")
 
     pat = new_page()
-    login(pat, base, "pat")
+    sign_in(pat, base, "pat")
     # Pat's fixtures are due within the week: both of them are on his to-do.
     expect(todo_items(pat, base).filter(has_text="Play")).to_have_count(2)
     expect(pat.locator(".nav-count")).to_have_text(re.compile(r"2"))
@@ -152,7 +152,7 @@ def test_a_season_start_to_finish_then_a_knockout_cup(new_page, live_server):
     # stream would hold the test's one-request-at-a-time server, so the director's browser runs without
     # JavaScript here: every link and form works without it. The live board is the wall's, tested there.)
     admin = new_page(viewport=LAPTOP, java_script_enabled=False)
-    login(admin, base, "director")
+    sign_in(admin, base, "director")
     for name in ("Gus", "Hal"):
         clubs.member_add_guest(club=club, name=name, added_by=director)
     admin.goto(f"{base}/clubs/{club.slug}/seasons/new/")
@@ -185,7 +185,7 @@ def test_a_season_start_to_finish_then_a_knockout_cup(new_page, live_server):
     expect(final).to_have_text(winners[-1])
     screenshot(admin, "cup-bracket")
     phone = new_page(java_script_enabled=False)
-    login(phone, base, "pat")
+    sign_in(phone, base, "pat")
     phone.goto(bracket_url)
     expect(phone.locator(".bracket-champion")).to_have_text(f"Champion: {winners[-1]}")
     screenshot(phone, "cup-bracket-phone")
