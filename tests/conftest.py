@@ -76,6 +76,26 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _tables_emptied_by_delete():
+    """PostgreSQL: a test that commits (browser and live-server tests) ends by emptying every table, which
+    Django does with one TRUNCATE of all 31 tables: ~300 ms of new files each time, against ~10 ms for
+    DELETE on tables this small. Foreign keys are deferred (Django declares them DEFERRABLE), so the
+    order does not matter inside the one transaction the flush runs in."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    truncate = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if not tables or reset_sequences:
+            return truncate(self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
+        return ["SET CONSTRAINTS ALL DEFERRED", *(f"DELETE FROM {self.quote_name(table)}" for table in tables)]
+
+    DatabaseOperations.sql_flush = sql_flush
+    yield
+    DatabaseOperations.sql_flush = truncate
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _fast_password_hashing():
     """Hashing a password the production way takes ~0.3 s; tests sign in hundreds of times.
 

@@ -927,15 +927,31 @@
     }, function () { return null; });
   }
 
+  // The waiting page is kept once per tab for each signed-in state (the shell's copy may predate
+  // sign-in), not at every page: each keep is one more download of it.
+  function waitingKeptAs() {
+    var state = document.querySelector(".nav-todo") ? "signed-in" : "signed-out";
+    try {
+      if (sessionStorage.getItem("ginleague-waiting-kept") === state) { return null; }
+      sessionStorage.setItem("ginleague-waiting-kept", state);
+    } catch (error) { /* no session storage: keep it each time */ }
+    return state;
+  }
+
   function start() {
     var ready = [];
     if ("serviceWorker" in navigator && window.isSecureContext) {
+      // A page the worker served is kept by the worker already (network first): only a page loaded
+      // before the worker took control asks for it, else every page would be downloaded twice.
+      var servedByWorker = Boolean(navigator.serviceWorker.controller);
       ready.push(navigator.serviceWorker.register(CONF.sw, { scope: "/" }).then(function () {
         return navigator.serviceWorker.ready;
       }).then(function (registration) {
         if (registration.active && navigator.onLine !== false) {
-          registration.active.postMessage({ type: "keep", url: location.pathname + location.search });
-          if (sheetGameId() || document.querySelector("form.new-game")) {  // where an offline game leads
+          if (!servedByWorker) {
+            registration.active.postMessage({ type: "keep", url: location.pathname + location.search });
+          }
+          if ((sheetGameId() || document.querySelector("form.new-game")) && waitingKeptAs()) {  // where an offline game leads
             registration.active.postMessage({ type: "keep", url: CONF.waiting });
           }
         }
