@@ -37,7 +37,12 @@ try:
 except ImportError:  # pragma: no cover - playwright is a dev dependency
     pass
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# Debian's headless build of Chromium (what Playwright runs headless) when installed: the same
+# engine without the desktop browser's layers, about 40% less CPU across these tests.
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or next(
+    (path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if Path(path).exists()),
+    "/usr/bin/chromium",
+)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -65,14 +70,23 @@ def _one_request_at_a_time_on_sqlite():
     locked" (a file database in WAL mode would wait). Serve one request at a
     time there; PostgreSQL keeps the threaded server.
 
-    The same holds between a request and the test's end: a page closed by the test
-    may still have a request in the server when the test's tables are emptied. The
-    emptying waits for that request, and no request starts while it runs."""
+    The same holds between a request and the test's own queries: a page may still be
+    fetching in the background (its service worker, a page kept for offline use) when
+    the test signs someone in or adds a row, and a page closed by the test may still
+    have a request in the server when the test's tables are emptied. Each of the test
+    thread's queries, and the emptying, waits for the request in hand, and no request
+    starts while one runs. (The lock is re-entrant: the server thread shares the test
+    thread's connection, so its own queries pass through the same wrapper.)"""
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer
+    from django.db import connection
     from django.test.testcases import LiveServerThread, TransactionTestCase
 
-    serving = threading.Lock()
+    serving = threading.RLock()
+
+    def one_at_a_time(execute, sql, params, many, context):
+        with serving:
+            return execute(sql, params, many, context)
 
     class SerialWSGIServer(WSGIServer):
         def __init__(self, *args, connections_override=None, **kwargs):
@@ -91,7 +105,8 @@ def _one_request_at_a_time_on_sqlite():
 
         LiveServerThread.server_class = SerialWSGIServer
         TransactionTestCase._fixture_teardown = fixture_teardown_between_requests
-        yield
+        with connection.execute_wrapper(one_at_a_time):
+            yield
         LiveServerThread.server_class, TransactionTestCase._fixture_teardown = original_server, original_teardown
     else:
         yield
@@ -100,7 +115,7 @@ def _one_request_at_a_time_on_sqlite():
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install -y chromium")
+        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install -y chromium-headless-shell")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
