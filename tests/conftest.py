@@ -50,17 +50,6 @@ def user(db):
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
-    """This process opens its PostgreSQL connections directly, without the server's pool: test threads
-    (live servers, concurrent writers) end without handing theirs back, and a pool of eight runs dry.
-    The servers the tests start (uvicorn, as `make run` serves) read the settings afresh and pool."""
-    from django.db import connections
-
-    for connection in connections.all(initialized_only=False):
-        connection.settings_dict.get("OPTIONS", {}).pop("pool", None)
-
-
-@pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """PostgreSQL: the test database does not wait for its log to reach the disk at each commit
     (``synchronous_commit = off``; a crash could lose the last commits of a database that is

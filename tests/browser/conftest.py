@@ -124,21 +124,56 @@ def browser():
         chromium.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call" and report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
+FAILED = pytest.StashKey[bool]()
+
+
+def _leave_evidence(request, pages, requests_in_flight) -> None:
+    """A failed test leaves each of its pages' screenshot and HTML in test-artifacts/, and prints the
+    requests that never got an answer: enough to tell a page that never sent from a server that never answered."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    stem = re.sub(r"[^\w.-]+", "-", request.node.name)
+    for number, page in enumerate(pages, 1):
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"failed-{stem}-{number}.png"), full_page=True)
+            (ARTIFACTS / f"failed-{stem}-{number}.html").write_text(page.content())
+        except Exception as error:  # a closed page or a crashed browser: nothing to keep
+            print(f"page {number}: no evidence ({error})")
+    for line in requests_in_flight.values():
+        print("no answer:", line)
+
+
 @pytest.fixture
-def new_page(browser):
+def new_page(browser, request):
     """Factory: ``new_page(viewport=..., java_script_enabled=...)`` -> a page in its own context.
 
     Every page fails the test on a JavaScript error or a CSP violation
-    reported to the console.
+    reported to the console. A failed test leaves its pages' screenshots and HTML.
     """
     contexts = []
+    pages = []
     problems: list[str] = []
+    requests_in_flight: dict[int, str] = {}
 
     def make(*, viewport=None, java_script_enabled=True, **options):
         context = browser.new_context(viewport=viewport or PHONE, java_script_enabled=java_script_enabled, **options)
         context.set_default_timeout(20_000)
         contexts.append(context)
         page = context.new_page()
+        pages.append(page)
+        page.on(
+            "request",
+            lambda sent: requests_in_flight.__setitem__(id(sent), f"{time.strftime('%X')} {sent.method} {sent.url}"),
+        )
+        page.on("requestfinished", lambda sent: requests_in_flight.pop(id(sent), None))
+        page.on("requestfailed", lambda sent: requests_in_flight.pop(id(sent), None))
         page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
         page.on(
             "console",
@@ -151,6 +186,8 @@ def new_page(browser):
         return page
 
     yield make
+    if request.node.stash.get(FAILED, False):
+        _leave_evidence(request, pages, requests_in_flight)
     for context in contexts:
         context.close()
     assert not problems, "browser reported problems:\n" + "\n".join(problems)
