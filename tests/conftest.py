@@ -53,15 +53,27 @@ def user(db):
 def django_db_setup(django_db_setup, django_db_blocker):
     """PostgreSQL: the test database does not wait for its log to reach the disk at each commit
     (``synchronous_commit = off``; a crash could lose the last commits of a database that is
-    thrown away anyway). Every connection to it, the test servers' included, inherits this."""
+    thrown away anyway). Every connection to it, the test servers' included, inherits this.
+
+    At the end, the sessions still open on it are ended before it is dropped: a wall screen that a
+    browser test closed can still hold a stream, and its listening connection, in the live server
+    (a WSGI server notices a gone client only at its next keepalive), and the drop would fail with
+    "being accessed by other users"."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
+        yield
         return
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         name = connection.ops.quote_name(connection.settings_dict["NAME"])
         cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit TO off")
         cursor.execute("SET synchronous_commit TO off")
+    yield
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -201,16 +201,30 @@ def test_events_view_streams_server_sent_events():
     assert f"event: ready\ndata: {changes.season_version(season.pk)}\n\n" in text
 
 
-def _listener_sessions() -> int:
-    """PostgreSQL sessions of the wall-screen hub on this test database (0 elsewhere)."""
+def _database_clock():
+    """PostgreSQL's clock now (None elsewhere)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT clock_timestamp()")
+        return cursor.fetchone()[0]
+
+
+def _listener_sessions(since) -> int:
+    """PostgreSQL sessions of the wall-screen hub on this test database opened since ``since`` (0
+    elsewhere). Not the older ones: a wall screen an earlier browser test closed can still hold a
+    stream in that test's live server (a WSGI server notices a gone client at its next keepalive)."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
         return 0
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
-            [live.LISTENER_NAME],
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s"
+            " AND backend_start >= %s",
+            [live.LISTENER_NAME, since],
         )
         return cursor.fetchone()[0]
 
@@ -222,6 +236,7 @@ def test_many_screens_share_one_listener_and_each_hears_only_its_own_season():
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
     game = league.open_game_start(season=busy, player_one=pat, player_two=quinn, started_by=cast.owner)
     screens = 12  # per season
+    since = _database_clock()
 
     async def watch():
         ready = asyncio.Event()
@@ -242,7 +257,7 @@ def test_many_screens_share_one_listener_and_each_hears_only_its_own_season():
         await ready.wait()
         stats = live.hub_stats()
         await asyncio.sleep(0.3)  # the hub has connected and listens
-        sessions = await asyncio.to_thread(_listener_sessions)
+        sessions = await asyncio.to_thread(_listener_sessions, since)
         timer = _record_later(game, pat, delay=0)
         heard = {busy.pk: [], quiet.pk: []}
         for season_id, kinds in await asyncio.gather(*tasks):
