@@ -47,14 +47,14 @@ def database_pool_options() -> dict:
     pooled = os.environ.get("DATABASE_POOL", "on").lower() not in ("off", "false", "0", "no")
     if not pooled or int(os.environ.get("CONN_MAX_AGE", "0")):
         return {}
-    from psycopg_pool import ConnectionPool
+    from ginleague.pool import check_pooled_connection
 
     return {
         "pool": {
             "min_size": 1,
             "max_size": int(os.environ.get("DATABASE_POOL_MAX", "8")),
             "timeout": 10,
-            "check": ConnectionPool.check_connection,
+            "check": check_pooled_connection,
         }
     }
 

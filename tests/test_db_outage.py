@@ -9,12 +9,16 @@ traceback; nothing is half-saved; the next request works without a restart.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import psycopg
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.test import Client
 from django.urls import reverse
+from psycopg_pool import PoolTimeout
 from rest_framework.test import APIClient
 
 from players.tokens import token_create
@@ -139,3 +143,37 @@ def test_a_page_read_that_loses_the_connection_is_a_503_too(table):
     assert cut.status_code == 503
     assert cut["Retry-After"].isdigit()
     assert client.get(reverse("game", args=[game.pk])).status_code == 200
+
+
+def test_after_a_restart_a_full_pool_lends_a_new_connection_at_once(table):
+    """Every idle connection of the pool died with the restart. The pool tries them one by one and
+    waits longer after each (0, 1, 2, 4 s...): with its eight idle ones dead, the first request of
+    the server process waited past the pool's 10 s and failed. The first dead one found now weeds
+    out the rest, and the request is served by a new connection."""
+    user, game = table
+    pool = connection.pool
+    if pool is None:
+        pytest.skip("DATABASE_POOL=off: no pool to empty")
+    borrowed = []
+    with contextlib.suppress(PoolTimeout):  # every connection the pool may open (this thread holds one)
+        while True:
+            borrowed.append(pool.getconn(timeout=0.5))
+    for pooled in borrowed:
+        pool.putconn(pooled)
+    assert len(borrowed) == pool.max_size - 1 == pool.get_stats()["pool_available"]
+    terminate_app_connections()
+    with contextlib.suppress(DatabaseError):
+        connection.close()  # this thread's own connection died too
+
+    answers = []
+
+    def a_request_in_its_own_thread():  # as a server thread would: a connection borrowed from the pool
+        client = Client()
+        client.force_login(user)
+        answers.append(client.get(reverse("game", args=[game.pk])).status_code)
+        connection.close()
+
+    request = threading.Thread(target=a_request_in_its_own_thread)
+    request.start()
+    request.join()
+    assert answers == [200]
