@@ -1,7 +1,7 @@
 """The wall screen: a season's standings, live, in large type for a TV across the room.
 
 ``wall`` renders the page (it works without JavaScript: a plain page with a
-Reload link); ``wall_board`` renders its board partial; ``wall_events`` is an
+Reload link); ``wall_board`` renders its board partial; ``wall_events`` answers with an
 async Server-Sent Events stream (``scoring.league.live.season_changes``) that
 static/js/wall.js listens to, re-fetching the board on every change.
 A private club's wall is only for its members (404 to anyone else).
@@ -9,6 +9,7 @@ A private club's wall is only for its members (404 to anyone else).
 
 from __future__ import annotations
 
+from django.db import connection
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
 
@@ -61,10 +62,18 @@ async def _events(season_id: int):
     yield "event: bye\ndata: reconnect\n\n"  # the stream's time is up; the page opens a new one at once
 
 
-async def wall_events(request, slug, pk):
+def wall_events(request, slug, pk):
     """text/event-stream: "ready" (with the season's version), "change" after every saved game or
-    hand of the season, keep-alive comments, and "bye" when the server ends the stream."""
-    season_id = (await live.briefly(permissions.visible_season, request.user, slug, pk)).pk
+    hand of the season, keep-alive comments, and "bye" when the server ends the stream.
+
+    A plain view that answers with an async stream, which the server iterates on its event loop. It
+    was an async view, which Django runs inside the sync middleware chain's thread through
+    async_to_sync: the only executor of that kind in a request, and the one a server log named when it
+    failed to end a request ("CurrentThreadExecutor already quit or is broken", seen once while a wall
+    screen was open, not reproduced on its own)."""
+    season_id = permissions.visible_season(request.user, slug, pk).pk
+    # The stream runs for minutes and needs no connection of its own: hand this one back now, not at its end.
+    connection.close()
     response = StreamingHttpResponse(_events(season_id), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass events on at once
