@@ -7,6 +7,7 @@ server's figures (the Python engine) must be the same, and every hand must reach
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 from playwright.sync_api import expect
@@ -317,6 +318,38 @@ def test_installable_manifest_and_service_worker(page, live_server):
     page.goto(f"{live_server.url}/waiting/")
     expect(page.locator("#waiting-list")).to_contain_text("Nothing is waiting")
     page.context.set_offline(False)
+
+
+def test_a_scoresheet_the_worker_serves_is_downloaded_once_per_visit(page, live_server):
+    """The worker keeps each page it serves (network first), so the page does not ask for a second
+    copy to keep, and the waiting page, kept once in this tab, is not downloaded at every visit: a
+    phone's data, and a server's requests, are not doubled."""
+    from django.core.signals import request_started
+
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann", user=user), PlayerFactory(name="Bob")
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)  # the worker is in control from here on
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(500)  # what the worker fetches in the background is not the page's network
+    downloads: Counter[str] = Counter()
+
+    def count(sender, environ=None, **kwargs):
+        if environ and environ["REQUEST_METHOD"] == "GET":
+            downloads[environ["PATH_INFO"]] += 1
+
+    request_started.connect(count)
+    try:
+        for _ in range(2):
+            page.reload()
+            ready(page)
+            page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(500)
+    finally:
+        request_started.disconnect(count)
+    assert downloads[f"/games/{game.pk}/"] == 2, downloads  # once per visit, through the worker
+    assert downloads["/waiting/"] == 0, downloads
 
 
 def test_a_game_started_offline_is_sent_with_its_hands(page, live_server):
