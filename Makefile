@@ -40,6 +40,8 @@ $(STAMP): pyproject.toml
 	fi
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	@# The project's modules compiled once here, not by every test worker at the same moment.
+	@$(PY) -m compileall -q -j 0 ginleague scoring players tests bench manage.py >/dev/null
 	@touch $(STAMP)
 
 install: $(STAMP)
