@@ -85,10 +85,12 @@ async def briefly(read, *args):
     of a process read at a time, so they cost a few connections of the request pool instead.
     """
     async with _hub().opening:
-        return await sync_to_async(_then_close)(read, *args)
+        return await sync_to_async(then_close)(read, *args)
 
 
-def _then_close(read, *args):
+def then_close(read, *args):
+    """``read(*args)``, then hand this thread's database connection back: for a stream, which holds its
+    request open for minutes without needing a connection."""
     try:
         return read(*args)
     finally:

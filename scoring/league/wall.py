@@ -9,7 +9,6 @@ A private club's wall is only for its members (404 to anyone else).
 
 from __future__ import annotations
 
-from django.db import connection
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
 
@@ -71,9 +70,7 @@ def wall_events(request, slug, pk):
     async_to_sync: the only executor of that kind in a request, and the one a server log named when it
     failed to end a request ("CurrentThreadExecutor already quit or is broken", seen once while a wall
     screen was open, not reproduced on its own)."""
-    season_id = permissions.visible_season(request.user, slug, pk).pk
-    # The stream runs for minutes and needs no connection of its own: hand this one back now, not at its end.
-    connection.close()
+    season_id = live.then_close(permissions.visible_season, request.user, slug, pk).pk
     response = StreamingHttpResponse(_events(season_id), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass events on at once
