@@ -62,11 +62,12 @@ def asgi_server(transactional_db):
     """uvicorn serving the project's ASGI application (and its static files) from a thread of this process."""
     import uvicorn
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-    from django.core.asgi import get_asgi_application
+
+    from ginleague.asgi import OneThreadASGIHandler
 
     port = free_port()
     config = uvicorn.Config(
-        ASGIStaticFilesHandler(get_asgi_application()),
+        ASGIStaticFilesHandler(OneThreadASGIHandler()),
         host="127.0.0.1",
         port=port,
         log_level="warning",
