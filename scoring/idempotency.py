@@ -73,7 +73,8 @@ def once[Answer](
 ) -> Answer:
     """Run ``perform`` once per (user, key); a repeat gets ``replay(stored row)``.
 
-    ``keep`` turns an answer into the (status, JSON body) stored for replays; ``on_error``
+    ``keep`` turns an answer into the (status, JSON body) stored for replays, a body with no NUL
+    character in it (``storable`` replaces them; a caller that knows there is none skips the walk); ``on_error``
     turns a refusal raised by ``perform`` into its answer (stored and replayed too).
     ``replay`` compares ``stored.request_hash`` with ``fingerprint`` itself.
     """
@@ -86,7 +87,7 @@ def once[Answer](
             path=path[:500],
             request_hash=fingerprint,
             response_status=status,
-            response_body=storable(body),
+            response_body=body,
         )
 
     def replay_stored(error: IntegrityError) -> Answer:

@@ -403,7 +403,10 @@ def hand_submit(request, game: Game):
         path=request.path,
         fingerprint=idempotency.request_hash("POST", request.path, {**body, "htmx": bool(request.htmx)}),
         perform=lambda: _record_hand(request, game, form, rules),
-        keep=lambda response: (response.status_code, {"saved": getattr(response, "saved_words", "")}),
+        keep=lambda response: (
+            response.status_code,
+            idempotency.storable({"saved": getattr(response, "saved_words", "")}),
+        ),
         on_error=_raise,
         replay=lambda stored: _replay_save(request, game, form, rules, stored),
     )

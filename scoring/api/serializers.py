@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import DateTimeField
@@ -81,8 +83,16 @@ _DATETIME = DateTimeField()
 
 
 def _when(value: datetime | None) -> str | None:
-    """A date and time as DRF writes it (ISO 8601 in the current time zone, "Z" for UTC)."""
-    return None if value is None else _DATETIME.to_representation(value)
+    """A date and time as DRF writes it (ISO 8601 in the current time zone, "Z" for UTC).
+
+    Stored times are aware: converted and written here directly (DRF's field looks up its format and
+    time zone for every value, a few percent of a long game's answer); anything else goes to DRF."""
+    if value is None:
+        return None
+    if value.tzinfo is None or not settings.USE_TZ:
+        return _DATETIME.to_representation(value)
+    text = value.astimezone(timezone.get_current_timezone()).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 class PlayerRefSerializer(serializers.ModelSerializer):
