@@ -69,6 +69,25 @@ def application(settings):
     handler.threads.shutdown()
 
 
+def run(coroutine):
+    """``asyncio.run`` in a thread of its own: a browser test earlier in this worker can leave
+    Playwright's event loop running in this one."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # handed to the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join(timeout=60)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def scope(path: str) -> dict:
     return {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
@@ -95,7 +114,7 @@ def test_a_request_is_handled_in_one_thread_from_start_to_finish(application):
     async def twenty():
         return [await get(application, "/where/") for _ in range(20)]
 
-    answers = asyncio.run(twenty())
+    answers = run(twenty())
     assert answers == [(200, b'{"path": "/where/"}')] * 20
     # Signals and view of each request ran in the same thread, and that thread was not the loop's.
     for started, view, finished in zip(seen["started"], seen["view"], seen["finished"], strict=True):
@@ -109,12 +128,12 @@ def test_concurrent_requests_are_served_side_by_side(application):
     async def together():
         return await asyncio.gather(*(get(application, "/where/") for _ in range(6)))
 
-    assert [status for status, _ in asyncio.run(together())] == [200] * 6
+    assert [status for status, _ in run(together())] == [200] * 6
     assert len(seen["finished"]) == 6
 
 
 def test_a_stream_is_sent_whole_then_closed(application):
-    status, body = asyncio.run(get(application, "/stream/"))
+    status, body = run(get(application, "/stream/"))
     assert (status, body) == (200, b"one two three")
     assert len(seen["finished"]) == 1  # request_finished once the stream was sent, not before
 
@@ -128,6 +147,6 @@ def test_a_client_that_goes_away_ends_its_stream(application):
         await communicator.send_input({"type": "http.disconnect"})
         await communicator.wait(timeout=10)  # the application returns: the stream did not run on
 
-    asyncio.run(watch_then_leave())
+    run(watch_then_leave())
     assert seen["stream_closed"] == [True]
     assert len(seen["finished"]) == 1
