@@ -6,6 +6,11 @@ acknowledged lost, nothing doubled.
 
     .venv/bin/python bench/bench_load.py [--seconds 20] [--hands 3000] [--workers 2]
 
+Hands are a club night's: knocks, gins, undercuts and dead hands drawn (seeded, per table) by the
+demo seeder's ``random_hand``, so a game ends in about six hands as at a real table, and a table then
+starts its next game. ``--long-games`` plays the old fixed hand instead (every hand a knock 8 against
+10, two points): each game lasts 99 hands, and every answer carries the game's hands so far.
+
 Loopback only, bounded in time and count. It creates (and drops afterwards) its own
 PostgreSQL database, ``ginleague_bench_load`` on 127.0.0.1:5432 (``BENCH_PG`` sets the
 server URL without a database name). Every hand is sent by its phone and, at the same
@@ -16,9 +21,11 @@ moment, by a second phone of the table with the same hand number (one gets 201, 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import http.client
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -32,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 DB_NAME = "ginleague_bench_load"
 DATABASE_URL = f"{PG}/{DB_NAME}"
-TABLES, PHONES, GAMES_PER_TABLE = 10, 3, 40
+TABLES, PHONES, GAMES_PER_TABLE = 10, 3, 100  # a club-night game is about six hands
 ENV = {
     **os.environ,
     "DATABASE_URL": DATABASE_URL,
@@ -86,7 +93,19 @@ def seed() -> list[dict]:
     return tables
 
 
-def in_process(samples: int = 150) -> None:
+def hand_body(rng: random.Random | None, number: int, players: list[int]) -> dict:
+    """The hand a table records: a random plausible one, or (``rng`` None) the long-game knock."""
+    if rng is None:
+        facts = {"ending": "knock", "by": players[number % 2], "knocker_deadwood": 8, "defender_deadwood": 10}
+    else:
+        from scoring.management.commands.seed_demo import random_hand
+
+        drawn = random_hand(rng, (players[0], players[1]), knock_limit=10)
+        facts = {name: value for name, value in dataclasses.asdict(drawn).items() if value is not None}
+    return {**facts, "number": number}
+
+
+def in_process(samples: int = 150, long_games: bool = False) -> None:
     """p50/p95 of one API hand POST handled in this process (no HTTP, no server)."""
     from django.test.utils import setup_test_environment
     from rest_framework.test import APIClient
@@ -101,19 +120,21 @@ def in_process(samples: int = 150) -> None:
     one, two = Player.objects.create(name="In one", user=user), Player.objects.create(name="In two")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user).key}")
-    times, game = [], None
+    times, game, rng = [], None, None if long_games else random.Random(99)
     for number in range(samples):
-        if game is None or number % 40 == 0:
+        if game is None or (long_games and number % 40 == 0):
             game, hand = services.game_create(player_one=one, player_two=two, first_dealer=two, created_by=user), 0
         hand += 1
-        body = {"ending": "knock", "by": one.pk if hand % 2 else two.pk, "knocker_deadwood": 8,
-                "defender_deadwood": 10, "number": hand}  # fmt: skip
+        body = hand_body(rng, hand, [two.pk, one.pk])
         started = time.perf_counter()
         response = client.post(f"/api/games/{game.pk}/hands/", body, format="json", HTTP_IDEMPOTENCY_KEY=f"k{number}")
         times.append((time.perf_counter() - started) * 1000)
         assert response.status_code == 201, (response.status_code, response.headers, response.content)
+        if response.json()["game"]["over"]:
+            game = None
     times = times[10:]  # warm-up
-    print(f"in-process API hand POST (PostgreSQL): p50 {statistics.median(times):.1f} ms, "
+    kind = "long" if long_games else "club-night"
+    print(f"in-process API hand POST (PostgreSQL, {kind} games): p50 {statistics.median(times):.1f} ms, "
           f"p95 {percentile(times, 0.95):.1f} ms over {len(times)} hands")  # fmt: skip
 
 
@@ -150,25 +171,26 @@ class Phone:
         return response.status, (json.loads(data) if data else {}), elapsed, replayed
 
 
-def drive(table_no: int, table: dict, port: int, deadline: float, budget: dict, record) -> None:
+def drive(table_no: int, table: dict, port: int, deadline: float, budget: dict, record, long_games: bool) -> None:
     phones = [Phone(port, token) for token in table["tokens"]]
+    rng = None if long_games else random.Random(table_no)
     pair = ThreadPoolExecutor(2)
     games = list(table["games"])
-    game, number = games.pop(0), 0
+    game, number, sent_here = games.pop(0), 0, 0
     while time.monotonic() < deadline:
         with budget["lock"]:
             if budget["left"] <= 0:
                 break
             budget["left"] -= 1
         number += 1
-        body = {"ending": "knock", "by": table["players"][number % 2], "knocker_deadwood": 8,
-                "defender_deadwood": 10, "number": number}  # fmt: skip
+        body = hand_body(rng, number, table["players"])
         path = f"/api/games/{game}/hands/"
         first, second = phones[number % PHONES], phones[(number + 1) % PHONES]
         keys = [f"{table_no}-{game}-{number}-a", f"{table_no}-{game}-{number}-b"]
         sent = [pair.submit(phone.post, path, body, key) for phone, key in ((first, keys[0]), (second, keys[1]))]
         answers = [future.result() for future in sent]
-        if number % 7 == 0:  # the phone did not see its answer: it sends again with the same key
+        sent_here += 1
+        if sent_here % 7 == 0:  # the phone did not see its answer: it sends again with the same key
             answers.append(first.post(path, body, keys[0]))
         over = False
         for status, data, elapsed, replayed in answers:
@@ -202,6 +224,35 @@ def serve(workers: int) -> tuple[subprocess.Popen, int]:
     raise SystemExit("the server did not start")
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by these processes (Linux /proc; 0 for one that is gone)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def server_pids(server: subprocess.Popen) -> list[int]:
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    return [server.pid, *map(int, children)]
+
+
+def postgres_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "postgres":
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
 def inject_faults(server: subprocess.Popen, seconds: float) -> None:
     """The two faults of issue 15: a database failover (every connection cut), then a worker killed."""
     from tests.load_faults import kill_a_worker
@@ -222,6 +273,8 @@ def main() -> None:
     parser.add_argument("--faults", action="store_true",
                         help="a third of the way in, terminate every PostgreSQL connection of the app; half-way, "
                         "SIGKILL one server worker (uvicorn starts another)")  # fmt: skip
+    parser.add_argument("--long-games", action="store_true",
+                        help="every hand a two-point knock (99 hands a game) instead of a club night's hands")
     options = parser.parse_args()
 
     psql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
@@ -232,7 +285,7 @@ def main() -> None:
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-        in_process()
+        in_process(long_games=options.long_games)
         tables = seed()
         from django.db import connections
 
@@ -246,12 +299,14 @@ def main() -> None:
                     results.append(row)
 
             budget = {"left": options.hands, "lock": threading.Lock()}
+            # PostgreSQL's backends start as the pools fill: each is counted from its start.
+            cpu_before = {pid: cpu_seconds([pid]) for pid in server_pids(server) + postgres_pids()}
             started = time.monotonic()
             deadline = started + options.seconds
             if options.faults:
                 threading.Thread(target=inject_faults, args=(server, options.seconds), daemon=True).start()
             threads = [
-                threading.Thread(target=drive, args=(n, table, port, deadline, budget, record))
+                threading.Thread(target=drive, args=(n, table, port, deadline, budget, record, options.long_games))
                 for n, table in enumerate(tables)
             ]
             for thread in threads:
@@ -259,10 +314,14 @@ def main() -> None:
             for thread in threads:
                 thread.join()
             wall = time.monotonic() - started
+            cpu = {
+                name: sum(cpu_seconds([pid]) - cpu_before.get(pid, 0.0) for pid in pids)
+                for name, pids in (("server", server_pids(server)), ("PostgreSQL", postgres_pids()))
+            }
         finally:
             server.terminate()
             server.wait(timeout=30)
-        report(results, wall, options.workers)
+        report(results, wall, options.workers, options.long_games, cpu)
     finally:
         from django.db import connections
 
@@ -270,7 +329,7 @@ def main() -> None:
         psql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
 
 
-def report(results: list, wall: float, workers: int) -> None:
+def report(results: list, wall: float, workers: int, long_games: bool, cpu: dict[str, float]) -> None:
     from scoring.models import Hand
 
     statuses = Counter(status for _, _, status, _, _, _ in results)
@@ -290,7 +349,9 @@ def report(results: list, wall: float, workers: int) -> None:
     doubled = doubled_answers + max(0, len(stored) - len(acknowledged))
     times = [elapsed for *_, elapsed, _ in results]
     replays = sum(1 for *_, replayed in results if replayed)
-    print(f"server: uvicorn, {workers} workers, PostgreSQL, {TABLES} tables x {PHONES} phones, {wall:.1f} s")
+    games_played = "long games (99 hands each)" if long_games else "club-night games"
+    print(f"server: uvicorn, {workers} workers, PostgreSQL, {TABLES} tables x {PHONES} phones, {games_played}, "
+          f"{wall:.1f} s")  # fmt: skip
     print(f"  hands acknowledged: {len(acknowledged)} = {len(acknowledged) / wall:.1f} hands/s "
           f"({len(results)} requests = {len(results) / wall:.1f} requests/s)")  # fmt: skip
     print(f"  latency per request: p50 {statistics.median(times):.0f} ms, p95 {percentile(times, 0.95):.0f} ms, "
@@ -298,6 +359,10 @@ def report(results: list, wall: float, workers: int) -> None:
     print(f"  status counts: {dict(sorted(statuses.items()))}, replayed: {replays}, "
           f"sent again after: {dict(SENT_AGAIN)}")  # fmt: skip
     print(f"  lost: {lost}, doubled: {doubled}")
+    # Steadier than hands/s on a shared machine: what each request cost (a worker killed by --faults
+    # takes its CPU time with it).
+    print("  CPU per request: " + ", ".join(f"{name} {seconds * 1000 / len(results):.1f} ms"
+                                            for name, seconds in cpu.items()))  # fmt: skip
 
 
 if __name__ == "__main__":
