@@ -7,8 +7,8 @@ thread again for the view, with more hops for the request_started and request_fi
 Measured on a hand POST under load (py-spy, 2 uvicorn workers), those hand-offs were about a fifth
 of the workers' time. Here a request is handled as a WSGI server handles it: one call, in a thread
 of a pool, from request_started to request_finished; only reading the body and sending the answer
-stay on the event loop. A streaming answer (a wall screen's events) is still iterated on the loop
-and closed after it ends, as Django does.
+stay on the event loop. An async stream (a wall screen's events) is still iterated on the loop and
+closed after it ends, as Django does; a stream from a file or a generator is read in the thread.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from django.conf import settings  # noqa: E402
 from django.core import signals  # noqa: E402
 from django.core.exceptions import RequestAborted  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix  # noqa: E402
-from django.http import FileResponse  # noqa: E402
+from django.http import FileResponse, HttpResponseBase  # noqa: E402
 from django.urls import set_script_prefix  # noqa: E402
 
 
@@ -36,6 +36,11 @@ def request_threads() -> int:
     needs one, and more threads than connections would only wait for the pool."""
     pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
     return pool["max_size"] if isinstance(pool, dict) and "max_size" in pool else 8
+
+
+async def _already_read(chunks: list[bytes]):
+    for chunk in chunks:
+        yield chunk
 
 
 class _Answered(Exception):
@@ -50,9 +55,14 @@ class OneThreadASGIHandler(ASGIHandler):
     def load_middleware(self, is_async=False):
         super().load_middleware(is_async=False)  # the synchronous chain, as under WSGI
 
-    def respond(self, scope, body_file):
-        """The whole of Django's work for one request, in this thread. A plain answer is closed here
-        (request_finished: the thread's database connection goes back before the bytes are sent)."""
+    def respond(self, scope, body_file) -> tuple[HttpResponseBase, bool]:
+        """The whole of Django's work for one request, in this thread; whether the answer is closed.
+
+        An answer is closed here (request_finished: the thread's database connection goes back
+        before the bytes are sent) unless it is an async stream, which the event loop iterates. A
+        stream from a file or a generator (static files, CSV and JSON exports) is read here, where
+        its blocking reads and queries belong: Django's own handler reads such a stream whole too,
+        in a thread of its own and with a warning in the log."""
         set_script_prefix(get_script_prefix(scope))
         signals.request_started.send(sender=self.__class__, scope=scope)
         request, response = self.create_request(scope, body_file)
@@ -61,9 +71,12 @@ class OneThreadASGIHandler(ASGIHandler):
             response._handler_class = self.__class__
             if isinstance(response, FileResponse):
                 response.block_size = self.chunk_size  # the server chunks the body itself
-        if not response.streaming:
-            response.close()
-        return response
+        if response.streaming and response.is_async:
+            return response, False
+        if response.streaming:
+            response.streaming_content = _already_read(list(response.streaming_content))
+        response.close()
+        return response, True
 
     async def handle(self, scope, receive, send):
         try:
@@ -71,7 +84,7 @@ class OneThreadASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         with closing(body_file):
-            response = await sync_to_async(self.respond, thread_sensitive=False, executor=self.threads)(
+            response, closed = await sync_to_async(self.respond, thread_sensitive=False, executor=self.threads)(
                 scope, body_file
             )
             try:
@@ -87,7 +100,7 @@ class OneThreadASGIHandler(ASGIHandler):
                     raise group.exceptions[0] from None
                 raise
             finally:
-                if response.streaming:
+                if not closed:
                     await sync_to_async(response.close)()
 
 

@@ -9,6 +9,7 @@ secure cookies and collected, hashed static files.
 """
 
 import os
+import warnings
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -234,9 +235,10 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # whitenoise sends the static files. In production: collected, compressed files with far-future
 # cache headers (hashed names); locally (DEBUG on or off) static/ as it is, so `make run` needs no
-# collectstatic. Under ASGI (uvicorn) Django runs this sync middleware in a thread and buffers each
-# file (they are small); an async-only static middleware would instead force every request of the
-# sync test client through async_to_sync, which fails beside Playwright's event loop in tests.
+# collectstatic. Under ASGI (uvicorn) the project's handler (ginleague/asgi.py) runs this sync
+# middleware in the request's thread and reads each file there (they are small); an async-only static
+# middleware would instead force every request of the sync test client through async_to_sync, which
+# fails beside Playwright's event loop in tests.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -246,6 +248,8 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = not SERVED_PUBLICLY
+if not SERVED_PUBLICLY:  # served from static/ through the finders: no collected folder is expected
+    warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
 
 # Content Security Policy: everything from our own origin, no inline script.
 SECURE_CSP = {

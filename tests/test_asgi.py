@@ -17,7 +17,7 @@ from django.urls import path
 
 from ginleague.asgi import OneThreadASGIHandler
 
-seen: dict[str, list] = {"started": [], "view": [], "finished": [], "stream_closed": []}
+seen: dict[str, list] = {"started": [], "view": [], "finished": [], "stream_closed": [], "export": []}
 
 
 def where(request):
@@ -33,6 +33,14 @@ def stream(request):
     return StreamingHttpResponse(parts(), content_type="text/plain")
 
 
+def export(request):
+    def lines():
+        seen["export"].append(threading.current_thread().name)
+        yield from ("name,points\n", "Ann,12\n")
+
+    return StreamingHttpResponse(lines(), content_type="text/csv")
+
+
 def endless(request):
     async def parts():
         try:
@@ -45,7 +53,7 @@ def endless(request):
     return StreamingHttpResponse(parts(), content_type="text/event-stream")
 
 
-urlpatterns = [path("where/", where), path("stream/", stream), path("endless/", endless)]
+urlpatterns = [path("where/", where), path("stream/", stream), path("export/", export), path("endless/", endless)]
 
 
 @pytest.fixture
@@ -136,6 +144,14 @@ def test_a_stream_is_sent_whole_then_closed(application):
     status, body = run(get(application, "/stream/"))
     assert (status, body) == (200, b"one two three")
     assert len(seen["finished"]) == 1  # request_finished once the stream was sent, not before
+
+
+def test_a_generator_stream_is_read_in_the_request_thread_without_a_warning(application, recwarn):
+    status, body = run(get(application, "/export/"))
+    assert (status, body) == (200, b"name,points\nAnn,12\n")
+    # The generator (an export's queries) ran in the thread that started and finished the request.
+    assert seen["export"] == seen["started"] == seen["finished"]
+    assert not [warning for warning in recwarn if "synchronous iterators" in str(warning.message)]
 
 
 def test_a_client_that_goes_away_ends_its_stream(application):
