@@ -146,10 +146,12 @@ def database_unavailable(request) -> HttpResponse:
 class DatabaseUnavailableMiddleware(MiddlewareMixin):
     """A view that lost its database connection answers 503 with Retry-After, never a 500.
 
-    Sync-only on purpose, and the innermost middleware: Django runs every middleware outside
-    the innermost sync-only one in sync mode too, so a request crosses from the event loop
-    to its thread once, instead of twice per middleware (async MiddlewareMixin hops to a
-    thread for each process_request and process_response).
+    Sync-only: the served application (ginleague/asgi.py) runs the whole middleware chain in
+    sync mode, in the request's one thread. Under Django's stock ASGI handler (the test
+    clients' and anyone's who serves it) a sync-only innermost middleware has the same effect on
+    the chain outside it: a request crosses from the event loop to its thread once, instead of
+    twice per middleware (async MiddlewareMixin hops to a thread for each process_request and
+    process_response).
     """
 
     sync_capable = True
