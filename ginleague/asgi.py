@@ -14,9 +14,10 @@ closed after it ends, as Django does; a stream from a file or a generator is rea
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import closing
 
 from asgiref.sync import sync_to_async
 
@@ -27,6 +28,7 @@ from django.conf import settings  # noqa: E402
 from django.core import signals  # noqa: E402
 from django.core.exceptions import RequestAborted  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler, get_script_prefix  # noqa: E402
+from django.db import connections  # noqa: E402
 from django.http import FileResponse, HttpResponseBase  # noqa: E402
 from django.urls import set_script_prefix  # noqa: E402
 
@@ -51,6 +53,22 @@ class OneThreadASGIHandler(ASGIHandler):
     def __init__(self):
         super().__init__()
         self.threads = ThreadPoolExecutor(max_workers=request_threads(), thread_name_prefix="request")
+
+    def close(self) -> None:
+        """Hand back the database connections this handler's threads hold, and stop them: for a
+        server started and stopped inside a process that goes on (the tests); a server process
+        simply exits."""
+        size = self.threads._max_workers
+        all_at_once = threading.Barrier(size)
+
+        def close_this_threads_connections():
+            with contextlib.suppress(threading.BrokenBarrierError):
+                all_at_once.wait(timeout=10)  # each task waits for the others: one in every thread
+            connections.close_all()
+
+        for done in [self.threads.submit(close_this_threads_connections) for _ in range(size)]:
+            done.result()
+        self.threads.shutdown()
 
     def load_middleware(self, is_async=False):
         super().load_middleware(is_async=False)  # the synchronous chain, as under WSGI
@@ -83,7 +101,7 @@ class OneThreadASGIHandler(ASGIHandler):
             body_file = await self.read_body(receive)
         except RequestAborted:
             return
-        with closing(body_file):
+        with contextlib.closing(body_file):
             response, closed = await sync_to_async(self.respond, thread_sensitive=False, executor=self.threads)(
                 scope, body_file
             )

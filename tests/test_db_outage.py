@@ -160,7 +160,10 @@ def test_after_a_restart_a_full_pool_lends_a_new_connection_at_once(table):
             borrowed.append(pool.getconn(timeout=0.5))
     for pooled in borrowed:
         pool.putconn(pooled)
-    assert len(borrowed) == pool.max_size - 1 == pool.get_stats()["pool_available"]
+    # Every idle connection of the pool is about to die. The pool's old retry waits (0, 1, 2, 4, 8 s)
+    # outran its 10 s timeout from the fifth dead one: the test needs at least five (all but this
+    # thread's, unless another thread of this process still holds one).
+    assert len(borrowed) == pool.get_stats()["pool_available"] >= 5
     terminate_app_connections()
     with contextlib.suppress(DatabaseError):
         connection.close()  # this thread's own connection died too

@@ -66,8 +66,9 @@ def asgi_server(transactional_db):
     from ginleague.asgi import OneThreadASGIHandler
 
     port = free_port()
+    handler = OneThreadASGIHandler()
     config = uvicorn.Config(
-        ASGIStaticFilesHandler(OneThreadASGIHandler()),
+        ASGIStaticFilesHandler(handler),
         host="127.0.0.1",
         port=port,
         log_level="warning",
@@ -81,6 +82,7 @@ def asgi_server(transactional_db):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+    handler.close()  # its request threads' database connections go back to the pool this process shares
 
 
 def _database_url() -> str:
