@@ -74,7 +74,7 @@ def application(settings):
     yield handler
     signals.request_started.disconnect(started)
     signals.request_finished.disconnect(finished)
-    handler.threads.shutdown()
+    handler.close()
 
 
 def run(coroutine):
