@@ -301,6 +301,7 @@ def main() -> None:
             budget = {"left": options.hands, "lock": threading.Lock()}
             # PostgreSQL's backends start as the pools fill: each is counted from its start.
             cpu_before = {pid: cpu_seconds([pid]) for pid in server_pids(server) + postgres_pids()}
+            client_before = time.process_time()
             started = time.monotonic()
             deadline = started + options.seconds
             if options.faults:
@@ -318,6 +319,8 @@ def main() -> None:
                 name: sum(cpu_seconds([pid]) - cpu_before.get(pid, 0.0) for pid in pids)
                 for name, pids in (("server", server_pids(server)), ("PostgreSQL", postgres_pids()))
             }
+            # The phones (this process) share the two cores with the server and PostgreSQL.
+            cpu["phones (this script)"] = time.process_time() - client_before
         finally:
             server.terminate()
             server.wait(timeout=30)

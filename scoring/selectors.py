@@ -26,9 +26,9 @@ def game_list(*, player=None, viewer=None, of_user=None) -> QuerySet[Game]:
         Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number"))
     )
     if player is not None:
-            games = games.filter(Q(player_one=player) | Q(player_two=player))
+        games = games.filter(Q(player_one=player) | Q(player_two=player))
     if viewer is not None:
-            games = games.filter(visible_game_q(viewer))
+        games = games.filter(visible_game_q(viewer))
     if of_user is not None:
         games = games.filter(Q(created_by=of_user) | Q(player_one__user=of_user) | Q(player_two__user=of_user))
     return games.order_by("over", "-created_at")
@@ -44,12 +44,6 @@ def game_detail(*, pk: int) -> Game:
         )
         .get(pk=pk)
     )
-
-
-def game_for_write(*, pk: int) -> Game:
-    """One game and its two players (1 query): enough to check who may change it; the write
-    then loads the rest under its lock and leaves it on the game for the answer."""
-    return Game.objects.select_related("player_one", "player_two").get(pk=pk)
 
 
 def games_for_export() -> QuerySet[Game]:

@@ -7,7 +7,7 @@ database exactly as it was.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -72,25 +72,31 @@ def _score(game: Game, facts: list[HandFacts]) -> SessionResult:
         raise HandRefused(field=error.field, message=error.message, hand=error.hand) from None
 
 
-def _lock(game: Game) -> Game:
+def _lock(game: Game | int, check: Callable[[Game], None] | None = None) -> Game:
     """Serialise writers on one game (row lock on PostgreSQL; SQLite locks the file).
 
-    Every change of a game's hands comes through here, so this is where a closed season refuses them.
+    Every change of a game's hands comes through here, so this is where a closed season refuses them
+    (after ``check``, the caller's who-may-write, has had its say on the locked row). ``game`` may be
+    an id alone: the game is then read once, here, with its players.
     """
-    # The caller read the game's players a moment ago (to check who may write): the locked row is
-    # read alone and keeps them, unless the players changed since (a merge). The join's SQL was
-    # about a tenth of a hand POST's time.
-    cached = game._state.fields_cache
+    cached = {} if isinstance(game, int) else game._state.fields_cache
     if "player_one" in cached and "player_two" in cached:
+        # The caller read the game's players a moment ago: the locked row is read alone and keeps
+        # them, unless the players changed since (a merge). The join's SQL was about a tenth of a
+        # hand POST's time.
         locked = Game.objects.select_for_update().get(pk=game.pk)
         if (locked.player_one_id, locked.player_two_id) == (game.player_one_id, game.player_two_id):
             locked.player_one, locked.player_two = game.player_one, game.player_two
     else:
-        locked = Game.objects.select_for_update().select_related("player_one", "player_two").get(pk=game.pk)
+        pk = game if isinstance(game, int) else game.pk
+        # Only the game's row is locked, not its players' (a merge locks those, then their games).
+        locked = Game.objects.select_for_update(of=("self",)).select_related("player_one", "player_two").get(pk=pk)
+    if check is not None:
+        check(locked)
     if season_is_closed(locked):
         raise HandRefused(field="season", message=CLOSED_SEASON)
-    if locked.rules == game.rules:  # rules are fixed once play starts: keep the set already resolved
-        locked.rule_set = game.rule_set
+    if isinstance(game, Game) and locked.rules == game.rules:  # rules are fixed once play starts
+        locked.rule_set = game.rule_set  # keep the set already resolved
     return locked
 
 
@@ -482,7 +488,7 @@ def hand_preview(
 
 def hand_record(
     *,
-    game: Game,
+    game: Game | int,
     ending: str,
     by: Player | int | None = None,
     knocker_deadwood: int | None = None,
@@ -492,18 +498,23 @@ def hand_record(
     recorded_by=None,
     expected_number: int | None = None,
     savepoint: bool = True,
+    check: Callable[[Game], None] | None = None,
 ) -> Hand:
     """Append the next hand. ``expected_number`` guards against two phones racing.
 
     The hand's ``game`` is the game as written, holding its hands, scores and
     players (``game_recompute``): an answer built from it reads nothing again.
 
+    ``game`` may be the game's id: it is then read once, under the lock (Game.DoesNotExist if there
+    is none). ``check`` (who may write: raise to refuse) is asked of the locked row before anything
+    else is read, so a game confirmed or closed a moment earlier is judged as it now is.
+
     ``savepoint=False``: the caller's transaction (if any) rolls back whole on a
     refusal (the API's Idempotency-Key claim does), so joining it needs no savepoint.
     """
     try:
         with transaction.atomic(savepoint=savepoint):
-            locked = _lock(game)
+            locked = _lock(game, check)
             # hand_count is derived under this lock like every figure: a second phone's copy of
             # the hand is refused before the hands are read.
             number = locked.hand_count + 1
@@ -550,7 +561,8 @@ def hand_record(
         raise HandConflict(
             field="number", message="Another device recorded a hand at the same moment; reload and try again."
         ) from None
-    _refresh(game, locked)
+    if isinstance(game, Game):
+        _refresh(game, locked)
     return hand
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import sys
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -82,6 +84,20 @@ def test_an_api_hand_post_runs_few_queries(table, django_assert_max_num_queries,
     assert body["game"]["hand_count"] == 7
     assert body["game"]["next_dealer"]["id"] in (game.player_one_id, game.player_two_id)
     assert body["game"] == client.get(f"/api/games/{game.pk}/").json()
+
+
+def test_an_api_hand_post_reads_the_game_once_under_its_lock(table):
+    """Who may write is asked of the locked row: no earlier read a change could slip in after. Only the
+    game's row is locked, not its players' rows (a player merge locks those first, then their games)."""
+    user, game = table
+    client = api_client(user)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_two_id}, format="json")
+    assert response.status_code == 201, response.content
+    game_reads = [query["sql"] for query in queries if query["sql"].startswith('SELECT "scoring_game"."id"')]
+    assert len(game_reads) == 1, game_reads
+    if connection.vendor == "postgresql":
+        assert game_reads[0].endswith('FOR UPDATE OF "scoring_game"')
 
 
 def test_the_api_answer_equals_a_fresh_read(table):

@@ -131,22 +131,26 @@ LIST_ERRORS = {400: BAD_REQUEST, 403: FORBIDDEN, 404: NOT_FOUND}
 WRITE_ERRORS = {400: BAD_REQUEST, 403: FORBIDDEN, 404: NOT_FOUND, 415: PROBLEM, 422: KEY_REUSED}
 
 
-
 # ---------------------------------------------------------------------------
 # A game as the API shows it
 
 
-def game_or_404(pk, user, *, load=selectors.game_detail) -> Game:
-    """The game, unless there is none or it is a league game of a private club ``user`` is not in.
+NO_GAME = "No game with this id."
 
-    ``load`` is the selector (``selectors.game_for_write`` before a write that answers with what it wrote).
-    """
+
+def game_or_404(pk, user) -> Game:
+    """The game, unless there is none or it is a league game of a private club ``user`` is not in."""
     try:
-        game = load(pk=pk)
+        game = selectors.game_detail(pk=pk)
     except (Game.DoesNotExist, ValueError, TypeError, OverflowError):
-        raise Http404("No game with this id.") from None
+        raise Http404(NO_GAME) from None
+    return visible_or_404(game, user)
+
+
+def visible_or_404(game: Game, user) -> Game:
+    """``game``, unless it is a league game of a private club ``user`` is not in (then as if there were none)."""
     if not can_view_game(user, game):
-        raise Http404("No game with this id.")
+        raise Http404(NO_GAME)
     return game
 
 

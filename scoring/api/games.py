@@ -34,6 +34,7 @@ from scoring.api.common import (
     IDEMPOTENCY_KEY,
     KEY_REUSED,
     LIST_ERRORS,
+    NO_GAME,
     PROBLEM,
     READ_ERRORS,
     WRITE_ERRORS,
@@ -42,6 +43,7 @@ from scoring.api.common import (
     game_or_404,
     game_written_data,
     problem,
+    visible_or_404,
 )
 from scoring.api.filters import GameFilter, PlayerFilter
 from scoring.api.idempotency import HEADER, idempotent, key_problem
@@ -255,7 +257,6 @@ class GameViewSet(viewsets.GenericViewSet):
 
         return idempotent(request, perform, self.handle_exception)
 
-
     # --- league play: the same rules and services as the league game page (scoring/league_views.py)
 
     @extend_schema(
@@ -344,8 +345,11 @@ class HandListView(_HandViewBase):
         responses={201: s.HandRecordedSerializer, **WRITE_ERRORS, 409: CONFLICT},
     )
     def post(self, request, game_pk):
-        game = game_or_404(game_pk, request.user, load=selectors.game_for_write)
-        self.check_object_permissions(request, game)
+        def may_record(game: Game) -> None:
+            # Asked of the row the write holds locked: the game is read once, and a game confirmed
+            # or closed a moment ago is judged as it now is.
+            visible_or_404(game, request.user)
+            self.check_object_permissions(request, game)
 
         def perform():
             serializer = s.HandRecordSerializer(data=request.data)
@@ -355,9 +359,17 @@ class HandListView(_HandViewBase):
             # With an Idempotency-Key the write runs in the key's transaction, which a refusal
             # rolls back whole: no savepoint needed (two statements fewer).
             keyed = request.headers.get(HEADER) is not None
-            hand = services.hand_record(
-                game=game, recorded_by=request.user, expected_number=expected, savepoint=not keyed, **data
-            )
+            try:
+                hand = services.hand_record(
+                    game=game_pk,
+                    recorded_by=request.user,
+                    expected_number=expected,
+                    savepoint=not keyed,
+                    check=may_record,
+                    **data,
+                )
+            except Game.DoesNotExist:
+                raise Http404(NO_GAME) from None
             body = {"hand": s.HandSerializer(hand).data, "game": game_written_data(hand.game, request)}
             return Response(body, status=status.HTTP_201_CREATED)
 
