@@ -76,10 +76,15 @@ def _one_request_at_a_time_on_sqlite():
     have a request in the server when the test's tables are emptied. Each of the test
     thread's queries, and the emptying, waits for the request in hand, and no request
     starts while one runs. (The lock is re-entrant: the server thread shares the test
-    thread's connection, so its own queries pass through the same wrapper.)"""
+    thread's connection, so its own queries pass through the same wrapper.)
+
+    Yields the lock (None on PostgreSQL) for servers started by a test: the in-process ASGI
+    server takes it for each request, and every connection opened in another thread while the
+    session runs (an ASGI request thread, a wall screen's poll) has its queries wait for it too."""
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer
     from django.db import connection
+    from django.db.backends.signals import connection_created
     from django.test.testcases import LiveServerThread, TransactionTestCase
 
     serving = threading.RLock()
@@ -103,13 +108,19 @@ def _one_request_at_a_time_on_sqlite():
             with serving:
                 original_teardown(self)
 
+        def wait_for_the_request_in_hand(sender, connection, **kwargs):
+            if one_at_a_time not in connection.execute_wrappers:
+                connection.execute_wrappers.append(one_at_a_time)
+
         LiveServerThread.server_class = SerialWSGIServer
         TransactionTestCase._fixture_teardown = fixture_teardown_between_requests
+        connection_created.connect(wait_for_the_request_in_hand)
         with connection.execute_wrapper(one_at_a_time):
-            yield
+            yield serving
+        connection_created.disconnect(wait_for_the_request_in_hand)
         LiveServerThread.server_class, TransactionTestCase._fixture_teardown = original_server, original_teardown
     else:
-        yield
+        yield None
 
 
 @pytest.fixture(scope="session")

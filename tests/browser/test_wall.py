@@ -13,6 +13,7 @@ Events stream needs one (pytest-django's live_server is WSGI):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -58,15 +59,24 @@ def wait_for_port(port: int, seconds: float = 20.0, process: subprocess.Popen | 
 
 
 @pytest.fixture
-def asgi_server(transactional_db):
-    """uvicorn serving the project's ASGI application (and its static files) from a thread of this process."""
+def asgi_server(transactional_db, _one_request_at_a_time_on_sqlite):
+    """uvicorn serving the project's ASGI application (and its static files) from a thread of this process.
+
+    On SQLite its requests are served one at a time, like the live server's (tests/browser/conftest.py)."""
     import uvicorn
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
     from ginleague.asgi import OneThreadASGIHandler
 
+    serving = _one_request_at_a_time_on_sqlite
+
+    class Handler(OneThreadASGIHandler):
+        def respond(self, scope, body_file):
+            with serving or contextlib.nullcontext():
+                return super().respond(scope, body_file)
+
     port = free_port()
-    handler = OneThreadASGIHandler()
+    handler = Handler()
     config = uvicorn.Config(
         ASGIStaticFilesHandler(handler),
         host="127.0.0.1",
@@ -182,6 +192,42 @@ def watch_wall_while_recording(new_page, recorder_base: str, wall_base: str, nam
     assert wall.evaluate("window.wallNotReloaded") is True
     screenshot(wall, name)
     wall.goto("about:blank")  # the browser ends its event stream before the servers stop
+
+
+def test_the_in_process_server_answers_requests_that_arrive_together(asgi_server):
+    """Phones and a wall screen reach the server at once: every answer is the application's own (201,
+    409 or 200), never a 503 from a test database that refused two threads at once."""
+    import json
+    import urllib.error
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+
+    from players.tokens import token_create
+
+    _director, club, season, game = club_night()
+    token = token_create(user=game.player_one.user).key
+
+    def send(number: int) -> int:
+        if number % 2:  # the wall's board, read while hands are written
+            request = urllib.request.Request(f"{asgi_server}/clubs/{club.slug}/seasons/{season.pk}/wall/board/")
+        else:
+            body = {"ending": "knock", "by": game.player_one_id, "knocker_deadwood": 8, "defender_deadwood": 10,
+                    "number": number // 4 + 1}  # fmt: skip
+            request = urllib.request.Request(
+                f"{asgi_server}/api/games/{game.pk}/hands/",
+                data=json.dumps(body).encode(),
+                headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+            )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    with ThreadPoolExecutor(8) as phones:
+        statuses = list(phones.map(send, range(48)))
+    assert set(statuses) <= {200, 201, 409}, statuses
+    assert statuses.count(201) == 12  # each hand number once (two phones send each)
 
 
 def test_wall_follows_hands_saved_on_another_device(new_page, asgi_server):
