@@ -2,9 +2,10 @@
 
 Writers (scoring.services.game_recompute, scoring.league.services.game_confirm and
 game_dispute) call ``notify_change`` inside their transaction. On PostgreSQL that is
-``pg_notify('ginleague_changes', 'season:<id>')`` (or ``'game:<id>'`` for a friendly
-game), delivered to every listening connection of every process when the transaction
-commits, and not at all if it rolls back. Readers (wall screens, cached standings and
+``pg_notify('ginleague_changes', 'season:<id>')`` for a season's game, delivered to every
+listening connection of every process when the transaction commits, and not at all if it
+rolls back. A friendly game (no season) is announced to nobody: no screen follows one, and
+every listening process would wake for each of its hands. Readers (wall screens, cached standings and
 ratings) compare versions: a short text built from the count and latest change times of
 a season's games, which changes whenever any of them does.
 """
@@ -21,21 +22,18 @@ from scoring.models import Game
 CHANNEL = "ginleague_changes"
 
 
-def change_payload(*, season_id: int | None, game_id: int) -> str:
-    return f"season:{season_id}" if season_id else f"game:{game_id}"
-
-
 def notify_change(*, game) -> None:
-    """Tell every wall screen that ``game`` changed (delivered when the caller's transaction commits).
+    """Tell every wall screen of ``game``'s season that it changed (delivered when the caller's
+    transaction commits); a friendly game has no screen to tell.
 
     On SQLite nothing is sent: the game's ``updated_at``, which the caller's
     save bumps, is what the polling streams see.
     """
     connection = connections["default"]
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or game.season_id is None:
         return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change_payload(season_id=game.season_id, game_id=game.pk)])
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"season:{game.season_id}"])
 
 
 # --- the season's version: changes whenever any of its games does ------------------------------------

@@ -270,3 +270,27 @@ def test_many_screens_share_one_listener_and_each_hears_only_its_own_season():
     assert sessions in (0, 1)  # one LISTEN connection for every screen of the process (PostgreSQL)
     assert heard[busy.pk] == [["ready", "change"]] * screens  # every screen of the season, once
     assert heard[quiet.pk] == [["ready"]] * screens  # and no other season's screen
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_seasons_hand_is_announced_to_its_wall_screens_and_a_friendly_games_to_nobody():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip(
+            "NOTIFY is PostgreSQL's; SQLite screens poll (test_change_stream_reports_a_hand_saved_elsewhere)"
+        )
+    import psycopg
+
+    cast = make_club(name="Announced")
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    league_game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+    friendly = services.game_create(player_one=pat, player_two=quinn, first_dealer=quinn, created_by=cast.owner)
+    with psycopg.connect(**live._listener_params()) as listener:
+        listener.execute(f"LISTEN {changes.CHANNEL}")
+        for game in (friendly, league_game, friendly):
+            services.hand_record(game=game, ending="knock", by=pat, knocker_deadwood=4, defender_deadwood=20)
+        heard = [note.payload for note in listener.notifies(timeout=1.0)]
+    assert heard == [f"season:{season.pk}"]
+
