@@ -551,6 +551,25 @@ def test_missing_game_is_a_json_404():
     assert set(response.json()) == {"field", "message", "hand"}
 
 
+@pytest.mark.parametrize("key", [None, "k-1"], ids=["plain", "idempotency-key"])
+def test_a_hand_is_refused_for_the_game_first_then_the_sender_then_the_body(game, people, key):
+    bad_body, good_body = {"ending": "lost"}, {"ending": "knock", "by": people["ann"].pk, "knocker_deadwood": 4,
+                                                "defender_deadwood": 9}  # fmt: skip
+    outsider, participant = client_for("outsider", people), client_for("participant", people)
+
+    def post(client, game_id, body, attempt):
+        headers = {"HTTP_IDEMPOTENCY_KEY": f"{key}-{attempt}"} if key else {}
+        return client.post(f"/api/games/{game_id}/hands/", body, format="json", **headers)
+
+    assert post(outsider, 987654, bad_body, 1).status_code == 404
+    for attempt, body in ((2, bad_body), (3, good_body)):
+        refused = post(outsider, game.pk, body, attempt)
+        assert refused.status_code == 403 and "creator" in refused.json()["message"]
+    invalid = post(participant, game.pk, bad_body, 4)
+    assert invalid.status_code == 400 and "ending" in invalid.json()
+    assert Hand.objects.filter(game=game).count() == 1
+
+
 def test_delete_game_removes_its_hands(game, people):
     assert client_for("creator", people).delete(f"/api/games/{game.pk}/").status_code == 204
     assert not Game.objects.filter(pk=game.pk).exists() and not Hand.objects.exists()

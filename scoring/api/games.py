@@ -16,7 +16,7 @@ from drf_spectacular.utils import (
 from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ParseError, PermissionDenied
+from rest_framework.exceptions import ParseError, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -353,7 +353,10 @@ class HandListView(_HandViewBase):
 
         def perform():
             serializer = s.HandRecordSerializer(data=request.data)
-            serializer.is_valid(raise_exception=True)
+            if not serializer.is_valid():
+                # Refused in the order every write is: no such game, not yours to change, then the body.
+                may_record(game_or_404(game_pk, request.user))
+                raise ValidationError(serializer.errors)
             data = dict(serializer.validated_data)
             expected = data.pop("number", None)
             # With an Idempotency-Key the write runs in the key's transaction, which a refusal
