@@ -562,6 +562,7 @@ def test_a_hand_is_refused_for_the_game_first_then_the_sender_then_the_body(game
         return client.post(f"/api/games/{game_id}/hands/", body, format="json", **headers)
 
     assert post(outsider, 987654, bad_body, 1).status_code == 404
+    assert post(participant, 2**63, good_body, 5).status_code == 404  # past any id column, still no game
     for attempt, body in ((2, bad_body), (3, good_body)):
         refused = post(outsider, game.pk, body, attempt)
         assert refused.status_code == 403 and "creator" in refused.json()["message"]
