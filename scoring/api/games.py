@@ -355,7 +355,7 @@ class HandListView(_HandViewBase):
             serializer = s.HandRecordSerializer(data=request.data)
             if not serializer.is_valid():
                 # Refused in the order every write is: no such game, not yours to change, then the body.
-                may_record(game_or_404(game_pk, request.user))
+                self.get_game(game_pk)
                 raise ValidationError(serializer.errors)
             data = dict(serializer.validated_data)
             expected = data.pop("number", None)
