@@ -4,6 +4,8 @@ import json
 
 import pytest
 from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -543,6 +545,17 @@ def test_game_detail_has_hands_and_scores_and_list_has_no_hands(game):
     listed = client.get("/api/games/").json()
     assert listed["count"] == 1 and "hands" not in listed["results"][0]
     assert listed["results"][0]["scores"][0]["player_one_hand_points"] == 14
+
+
+def test_a_games_detail_reads_the_game_once(game, people):
+    """A phone that opens a game waits for one read of it, not a second to build the answer."""
+    client = client_for("participant", people)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/api/games/{game.pk}/")
+    assert response.status_code == 200
+    assert response.json()["can_edit"] is True
+    game_reads = [query["sql"] for query in queries if query["sql"].startswith('SELECT "scoring_game"."id"')]
+    assert len(game_reads) == 1, game_reads
 
 
 def test_missing_game_is_a_json_404():

@@ -156,10 +156,11 @@ def visible_or_404(game: Game, user) -> Game:
 
 def game_detail_data(game: Game, request) -> dict:
     """A game as the API shows it after a write: reloaded with everything its detail shows."""
-    return GameDetailSerializer(game_or_404(game.pk, request.user), context={"request": request}).data
+    return game_data(game_or_404(game.pk, request.user), request)
 
 
-def game_written_data(game: Game, request) -> dict:
-    """A game as the API shows it, straight from a write that left it loaded (the ``game`` of the hand
-    ``services.hand_record`` returns holds the hands, scores and players it wrote): no second read."""
+def game_data(game: Game, request) -> dict:
+    """A game as the API shows it, from a game already loaded with everything its detail shows (by
+    ``game_or_404``, or a write that left it so: the ``game`` of the hand ``services.hand_record``
+    returns holds the hands, scores and players it wrote): no second read."""
     return GameDetailSerializer(game, context={"request": request}).data

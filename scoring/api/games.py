@@ -39,9 +39,9 @@ from scoring.api.common import (
     READ_ERRORS,
     WRITE_ERRORS,
     Pages,
+    game_data,
     game_detail_data,
     game_or_404,
-    game_written_data,
     problem,
     visible_or_404,
 )
@@ -156,7 +156,7 @@ class GameViewSet(viewsets.GenericViewSet):
 
     @extend_schema(summary="One game with its hands and scores", responses={200: s.GameDetailSerializer, **READ_ERRORS})
     def retrieve(self, request, pk=None):
-        return Response(self._detail(self.get_object()))
+        return Response(game_data(self.get_object(), request))  # get_object read it whole: no second read
 
     @extend_schema(
         summary="Start a game",
@@ -373,7 +373,7 @@ class HandListView(_HandViewBase):
                 )
             except Game.DoesNotExist:
                 raise Http404(NO_GAME) from None
-            body = {"hand": s.HandSerializer(hand).data, "game": game_written_data(hand.game, request)}
+            body = {"hand": s.HandSerializer(hand).data, "game": game_data(hand.game, request)}
             return Response(body, status=status.HTTP_201_CREATED)
 
         return idempotent(request, perform, self.handle_exception)
