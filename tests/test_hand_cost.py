@@ -86,6 +86,23 @@ def test_an_api_hand_post_runs_few_queries(table, django_assert_max_num_queries,
     assert body["game"] == client.get(f"/api/games/{game.pk}/").json()
 
 
+def test_a_second_phones_copy_is_refused_in_few_queries(table, django_assert_max_num_queries):
+    """On a club night both phones of a table send each hand: every second request is a refused copy.
+    Its answer is stored by one INSERT, not in a transaction of its own (BEGIN, INSERT, COMMIT)."""
+    user, game = table
+    client = api_client(user)
+    url, hand = f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_one_id, "number": 7}
+    assert client.post(url, hand, format="json", HTTP_IDEMPOTENCY_KEY="phone-a").status_code == 201
+    with django_assert_max_num_queries(5):  # token, BEGIN, the locked read, ROLLBACK, the refusal's row
+        refused = client.post(url, hand, format="json", HTTP_IDEMPOTENCY_KEY="phone-b")
+    assert refused.status_code == 409, refused.content
+    with django_assert_max_num_queries(6):  # ... whose INSERT now fails on the key; the stored answer is read
+        again = client.post(url, hand, format="json", HTTP_IDEMPOTENCY_KEY="phone-b")
+    assert again.status_code == 409 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == refused.json()
+    assert Hand.objects.filter(game=game).count() == 7
+
+
 def test_an_api_hand_post_reads_the_game_once_under_its_lock(table):
     """Who may write is asked of the locked row: no earlier read a change could slip in after. Only the
     game's row is locked, not its players' rows (a player merge locks those first, then their games)."""
