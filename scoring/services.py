@@ -486,6 +486,15 @@ def hand_preview(
     return result
 
 
+def _not_next(expected_number: int, number: int) -> str:
+    """Why hand ``expected_number`` is refused when the sheet's next hand is ``number``."""
+    count = {0: "no hands", 1: "1 hand"}.get(number - 1, f"{number - 1} hands")
+    if expected_number < number:  # usually the other phone's copy of the same hand
+        return f"Hand {expected_number} was already recorded; the sheet now has {count}."
+    # A device that missed a deletion made elsewhere still counts the deleted hand.
+    return f"The sheet has {count}, so the next is hand {number}, not {expected_number}: check the sheet as it is now."
+
+
 def hand_record(
     *,
     game: Game | int,
@@ -519,11 +528,7 @@ def hand_record(
             # the hand is refused before the hands are read.
             number = locked.hand_count + 1
             if expected_number is not None and expected_number != number:
-                raise HandConflict(
-                    field="number",
-                    hand=expected_number,
-                    message=f"Hand {expected_number} was already recorded; the sheet now has {number - 1} hands.",
-                )
+                raise HandConflict(field="number", hand=expected_number, message=_not_next(expected_number, number))
             hands = list(locked.hands.order_by("number"))
             number = len(hands) + 1
             values = _clean_facts(

@@ -479,6 +479,21 @@ def test_stale_hand_number_is_a_conflict(game, people):
     assert list(game.hands.values_list("ending", flat=True).order_by("number")) == ["knock", "dead"]
 
 
+def test_a_refused_hand_number_says_how_many_hands_the_sheet_has(game, people):
+    client = client_for("participant", people)
+    path = f"/api/games/{game.pk}/hands/"
+    behind = client.post(path, {"ending": "dead", "number": 1}, format="json")
+    assert behind.status_code == 409
+    assert behind.json()["message"] == "Hand 1 was already recorded; the sheet now has 1 hand."
+    # A phone that missed a deletion made on another phone counts one hand too many.
+    ahead = client.post(path, {"ending": "dead", "number": 5}, format="json")
+    assert ahead.status_code == 409
+    assert ahead.json()["message"] == (
+        "The sheet has 1 hand, so the next is hand 2, not 5: check the sheet as it is now."
+    )
+    assert game.hands.count() == 1
+
+
 # ---------------------------------------------------------------------------
 # Games
 

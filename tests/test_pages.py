@@ -182,7 +182,7 @@ def test_a_double_submit_records_the_hand_once(owner_game):
     second = post_hand(client, game, by=game.player_one, expected=1, **KNOCK)
     assert first.status_code == 302
     assert second.status_code == 409
-    assert "Hand 1 was already recorded" in second.content.decode()
+    assert "Hand 1 was already recorded; the sheet now has 1 hand." in second.content.decode()
     assert Hand.objects.count() == 1
 
 
