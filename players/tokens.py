@@ -1,9 +1,15 @@
 """API tokens for scripts: each user has at most one, created and revoked by themself.
 
-Used by the API (POST/DELETE /api/token/) and by the profile page.
+Used by the API (POST/DELETE /api/token/, and ``TokenAuthentication`` on every request that
+sends one) and by the profile page.
 """
 
-from django.db import IntegrityError, transaction
+from functools import cache
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, connection, transaction
+from django.utils.translation import gettext_lazy as _
+from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
 
@@ -35,3 +41,35 @@ def token_for(*, user) -> Token | None:
     if user is None or not user.is_authenticated:
         return None
     return Token.objects.filter(user=user).first()
+
+
+class TokenAuthentication(authentication.TokenAuthentication):
+    """DRF's ``Authorization: Token <key>`` check, with the account read by one plain statement.
+
+    DRF's own look-up builds and compiles an ORM join of token and account on every request: about
+    0.5 ms, three times the statement's own cost, on every API request (a hand POST is ~6 ms in all).
+    Same answers: the token's account if it is active, else DRF's refusals.
+    """
+
+    def authenticate_credentials(self, key):
+        user = next(iter(get_user_model().objects.raw(_account_of_token_sql(), [key])), None)
+        if user is None:
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        if not user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        return user, Token(key=key, user=user)
+
+
+@cache
+def _account_of_token_sql() -> str:
+    """SELECT the account's columns for a token key (written once per process, as Django would)."""
+    quote = connection.ops.quote_name
+    account, token = get_user_model()._meta, Token._meta
+    columns = ", ".join(f"{quote(account.db_table)}.{quote(field.column)}" for field in account.concrete_fields)
+    # Only quoted names from the models' own metadata go into the text; the key is a parameter.
+    return (
+        f"SELECT {columns} FROM {quote(account.db_table)} INNER JOIN {quote(token.db_table)}"  # noqa: S608
+        f" ON {quote(token.db_table)}.{quote(token.get_field('user').column)}"
+        f" = {quote(account.db_table)}.{quote(account.pk.column)}"
+        f" WHERE {quote(token.db_table)}.{quote(token.pk.column)} = %s"
+    )

@@ -240,6 +240,24 @@ def test_revoked_or_wrong_token_is_refused(game, people):
     assert game.hands.count() == 1
 
 
+def test_a_token_acts_as_its_own_account_and_only_while_that_account_is_active(game, people):
+    client = client_for("participant", people, "token")
+    hand = {**KNOCK, "by": people["ann"].pk}
+    assert client.get(f"/api/games/{game.pk}/").json()["can_edit"] is True  # the participant's rights
+    assert client_for("outsider", people, "token").get(f"/api/games/{game.pk}/").json()["can_edit"] is False
+    assert client.post(f"/api/games/{game.pk}/hands/", hand, format="json").status_code == 201
+    assert game.hands.get(number=2).recorded_by == people["participant"]
+    people["participant"].is_active = False
+    people["participant"].save()
+    refused = client.post(f"/api/games/{game.pk}/hands/", hand, format="json")
+    assert refused.status_code == 403  # DRF says 403 for every refused sign-in here (session auth comes first)
+    assert refused.json()["message"] == "User inactive or deleted."
+    wrong = APIClient()
+    wrong.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    assert wrong.get(f"/api/games/{game.pk}/").json()["message"] == "Invalid token."
+    assert game.hands.count() == 2
+
+
 def test_new_token_replaces_the_old_one(people):
     client = client_for("outsider", people, "session")
     first = client.post("/api/token/").json()["token"]
