@@ -57,12 +57,12 @@ class TokenAuthentication(authentication.TokenAuthentication):
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
-        return user, Token(key=key, user=user)
+        return user, Token(key=key, user=user)  # request.auth: nothing reads more of it than this
 
 
 @cache
 def _account_of_token_sql() -> str:
-    """SELECT the account's columns for a token key (written once per process, as Django would)."""
+    """The statement DRF's look-up amounts to (the account's columns, by token key), written once per process."""
     quote = connection.ops.quote_name
     account, token = get_user_model()._meta, Token._meta
     columns = ", ".join(f"{quote(account.db_table)}.{quote(field.column)}" for field in account.concrete_fields)
