@@ -4,7 +4,7 @@ Figures, not pass/fail. Targets (issue 15): an API hand POST in-process p50 < 15
 PostgreSQL; the server (uvicorn, 2 workers) >= 100 hands/s with p95 < 300 ms; nothing
 acknowledged lost, nothing doubled.
 
-    .venv/bin/python bench/bench_load.py [--seconds 20] [--hands 3000] [--workers 2]
+    .venv/bin/python bench/bench_load.py [--seconds 20] [--hands 3000] [--workers 2] [--rounds 1]
 
 Hands are a club night's: knocks, gins, undercuts and dead hands drawn (seeded, per table) by the
 demo seeder's ``random_hand``, so a game ends in about six hands as at a real table, and a table then
@@ -16,6 +16,10 @@ PostgreSQL database, ``ginleague_bench_load`` on 127.0.0.1:5432 (``BENCH_PG`` se
 server URL without a database name). Every hand is sent by its phone and, at the same
 moment, by a second phone of the table with the same hand number (one gets 201, the other
 409); every seventh is retried by its phone with the same Idempotency-Key (a replay).
+
+On a shared machine hands/s moves by a fifth or more from minute to minute with the same code:
+``--rounds N`` measures N windows of ``--seconds`` one after another against the same server (each
+table goes on with its next game) and ends with the median and range of the rounds.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ def django_setup() -> None:
     django.setup()
 
 
-def seed() -> list[dict]:
+def seed(games_per_table: int = GAMES_PER_TABLE) -> list[dict]:
     """Ten tables, each a creator and two players with tokens, and a queue of games."""
     from players.models import Player
     from players.tokens import token_create
@@ -85,7 +89,7 @@ def seed() -> list[dict]:
         two = Player.objects.create(name=f"Table {table} two")
         games = [
             services.game_create(player_one=one, player_two=two, first_dealer=two, created_by=users[1]).pk
-            for _ in range(GAMES_PER_TABLE)
+            for _ in range(games_per_table)
         ]
         tables.append(
             {"tokens": [token_create(user=user).key for user in users], "games": games, "players": [one.pk, two.pk]}
@@ -175,7 +179,7 @@ def drive(table_no: int, table: dict, port: int, deadline: float, budget: dict, 
     phones = [Phone(port, token) for token in table["tokens"]]
     rng = None if long_games else random.Random(table_no)
     pair = ThreadPoolExecutor(2)
-    games = list(table["games"])
+    games = table["games"]  # shared by the rounds: a round starts with the table's next game
     game, number, sent_here = games.pop(0), 0, 0
     while time.monotonic() < deadline:
         with budget["lock"]:
@@ -267,12 +271,13 @@ def inject_faults(server: subprocess.Popen, seconds: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--hands", type=int, default=3000, help="at most this many hands in all")
+    parser.add_argument("--seconds", type=float, default=20.0, help="each round's length")
+    parser.add_argument("--hands", type=int, default=3000, help="at most this many hands a round")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1, help="measure this many rounds against one server")
     parser.add_argument("--faults", action="store_true",
-                        help="a third of the way in, terminate every PostgreSQL connection of the app; half-way, "
-                        "SIGKILL one server worker (uvicorn starts another)")  # fmt: skip
+                        help="in each round, a third of the way in, terminate every PostgreSQL connection of the "
+                        "app; half-way, SIGKILL one server worker (uvicorn starts another)")  # fmt: skip
     parser.add_argument("--long-games", action="store_true",
                         help="every hand a two-point knock (99 hands a game) instead of a club night's hands")
     options = parser.parse_args()
@@ -286,45 +291,18 @@ def main() -> None:
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
         in_process(long_games=options.long_games)
-        tables = seed()
+        tables = seed(GAMES_PER_TABLE * options.rounds)
         from django.db import connections
 
         connections.close_all()
         server, port = serve(options.workers)
         try:
-            results, lock = [], threading.Lock()
-
-            def record(*row):
-                with lock:
-                    results.append(row)
-
-            budget = {"left": options.hands, "lock": threading.Lock()}
-            # PostgreSQL's backends start as the pools fill: each is counted from its start.
-            cpu_before = {pid: cpu_seconds([pid]) for pid in server_pids(server) + postgres_pids()}
-            client_before = time.process_time()
-            started = time.monotonic()
-            deadline = started + options.seconds
-            if options.faults:
-                threading.Thread(target=inject_faults, args=(server, options.seconds), daemon=True).start()
-            threads = [
-                threading.Thread(target=drive, args=(n, table, port, deadline, budget, record, options.long_games))
-                for n, table in enumerate(tables)
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            wall = time.monotonic() - started
-            cpu = {
-                name: sum(cpu_seconds([pid]) - cpu_before.get(pid, 0.0) for pid in pids)
-                for name, pids in (("server", server_pids(server)), ("PostgreSQL", postgres_pids()))
-            }
-            # The phones (this process) share the two cores with the server and PostgreSQL.
-            cpu["phones (this script)"] = time.process_time() - client_before
+            rounds = [one_round(server, port, tables, options) for _ in range(options.rounds)]
         finally:
             server.terminate()
             server.wait(timeout=30)
-        report(results, wall, options.workers, options.long_games, cpu)
+        if len(rounds) > 1:
+            summarise(rounds)
     finally:
         from django.db import connections
 
@@ -332,7 +310,54 @@ def main() -> None:
         psql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
 
 
-def report(results: list, wall: float, workers: int, long_games: bool, cpu: dict[str, float]) -> None:
+def one_round(server: subprocess.Popen, port: int, tables: list[dict], options) -> dict:
+    """Every table records hands for ``options.seconds``; prints the round's figures and returns them."""
+    from django.db import connections
+
+    connections.close_all()  # the last round's report's: --faults cuts every connection to the database
+    results, lock = [], threading.Lock()
+    SENT_AGAIN.clear()
+
+    def record(*row):
+        with lock:
+            results.append(row)
+
+    budget = {"left": options.hands, "lock": threading.Lock()}
+    # PostgreSQL's backends start as the pools fill: each is counted from its start.
+    cpu_before = {pid: cpu_seconds([pid]) for pid in server_pids(server) + postgres_pids()}
+    client_before = time.process_time()
+    started = time.monotonic()
+    deadline = started + options.seconds
+    if options.faults:
+        threading.Thread(target=inject_faults, args=(server, options.seconds), daemon=True).start()
+    threads = [
+        threading.Thread(target=drive, args=(n, table, port, deadline, budget, record, options.long_games))
+        for n, table in enumerate(tables)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.monotonic() - started
+    cpu = {
+        name: sum(cpu_seconds([pid]) - cpu_before.get(pid, 0.0) for pid in pids)
+        for name, pids in (("server", server_pids(server)), ("PostgreSQL", postgres_pids()))
+    }
+    # The phones (this process) share the two cores with the server and PostgreSQL.
+    cpu["phones (this script)"] = time.process_time() - client_before
+    return report(results, wall, options.workers, options.long_games, cpu)
+
+
+def summarise(rounds: list[dict]) -> None:
+    rates, p95s = [row["hands/s"] for row in rounds], [row["p95"] for row in rounds]
+    server_cpu = [row["server CPU"] for row in rounds]
+    print(f"over {len(rounds)} rounds: hands/s median {statistics.median(rates):.1f} "
+          f"(min {min(rates):.1f}, max {max(rates):.1f}); p95 median {statistics.median(p95s):.0f} ms "
+          f"(max {max(p95s):.0f} ms); server CPU per request {min(server_cpu):.1f}-{max(server_cpu):.1f} ms; "
+          f"lost {sum(row['lost'] for row in rounds)}, doubled {sum(row['doubled'] for row in rounds)}")  # fmt: skip
+
+
+def report(results: list, wall: float, workers: int, long_games: bool, cpu: dict[str, float]) -> dict:
     from scoring.models import Hand
 
     statuses = Counter(status for _, _, status, _, _, _ in results)
@@ -366,6 +391,13 @@ def report(results: list, wall: float, workers: int, long_games: bool, cpu: dict
     # takes its CPU time with it).
     print("  CPU per request: " + ", ".join(f"{name} {seconds * 1000 / len(results):.1f} ms"
                                             for name, seconds in cpu.items()))  # fmt: skip
+    return {
+        "hands/s": len(acknowledged) / wall,
+        "p95": percentile(times, 0.95),
+        "lost": lost,
+        "doubled": doubled,
+        "server CPU": cpu["server"] * 1000 / len(results),
+    }
 
 
 if __name__ == "__main__":
