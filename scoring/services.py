@@ -489,9 +489,9 @@ def hand_preview(
 def _not_next(expected_number: int, number: int) -> str:
     """Why hand ``expected_number`` is refused when the sheet's next hand is ``number``."""
     count = {0: "no hands", 1: "1 hand"}.get(number - 1, f"{number - 1} hands")
-    if expected_number < number:  # usually the other phone's copy of the same hand
+    if 1 <= expected_number < number:  # usually the other phone's copy of the same hand
         return f"Hand {expected_number} was already recorded; the sheet now has {count}."
-    # A device that missed a deletion made elsewhere still counts the deleted hand.
+    # A device that missed a deletion made elsewhere still counts the deleted hand (or a made-up number).
     return f"The sheet has {count}, so the next is hand {number}, not {expected_number}: check the sheet as it is now."
 
 

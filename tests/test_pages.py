@@ -187,6 +187,16 @@ def test_a_double_submit_records_the_hand_once(owner_game):
 
 
 @pytest.mark.django_db
+def test_a_hand_number_that_cannot_be_next_is_refused_with_the_sheets_count(owner_game):
+    client, game = owner_game
+    for made_up in (0, -3, 7):
+        response = post_hand(client, game, by=game.player_one, expected=made_up, **KNOCK)
+        assert response.status_code == 409
+        assert f"The sheet has no hands, so the next is hand 1, not {made_up}" in response.content.decode()
+    assert Hand.objects.count() == 0
+
+
+@pytest.mark.django_db
 def test_preview_shows_the_result_and_saves_nothing(owner_game):
     client, game = owner_game
     data = {"ending": "knock", "by": game.player_two_id, "knocker_deadwood": 8, "defender_deadwood": 6}
