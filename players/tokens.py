@@ -52,7 +52,9 @@ class TokenAuthentication(authentication.TokenAuthentication):
     """
 
     def authenticate_credentials(self, key):
-        user = next(iter(get_user_model().objects.raw(_account_of_token_sql(), [key])), None)
+        if "\x00" in key:  # no key holds one, and PostgreSQL refuses it in a parameter (a 500, not a 403)
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        user = next(iter(get_user_model()._default_manager.raw(_account_of_token_sql(), [key])), None)
         if user is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if not user.is_active:
@@ -62,7 +64,10 @@ class TokenAuthentication(authentication.TokenAuthentication):
 
 @cache
 def _account_of_token_sql() -> str:
-    """The statement DRF's look-up amounts to (the account's columns, by token key), written once per process."""
+    """The statement DRF's look-up amounts to (the account's columns, by token key), written once per process.
+
+    For an account model whose columns are all in its own table (Django's User, this project's).
+    """
     quote = connection.ops.quote_name
     account, token = get_user_model()._meta, Token._meta
     columns = ", ".join(f"{quote(account.db_table)}.{quote(field.column)}" for field in account.concrete_fields)

@@ -255,6 +255,8 @@ def test_a_token_acts_as_its_own_account_and_only_while_that_account_is_active(g
     wrong = APIClient()
     wrong.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
     assert wrong.get(f"/api/games/{game.pk}/").json()["message"] == "Invalid token."
+    wrong.credentials(HTTP_AUTHORIZATION="Token abc\x00def")
+    assert wrong.get(f"/api/games/{game.pk}/").json()["message"] == "Invalid token."
     assert game.hands.count() == 2
 
 
