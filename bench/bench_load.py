@@ -176,34 +176,39 @@ class Phone:
 
 
 def drive(table_no: int, table: dict, port: int, deadline: float, budget: dict, record, long_games: bool) -> None:
+    games = table["games"]  # shared by the rounds: a round starts with the table's next game
+    if not games:
+        print(f"  table {table_no}: no game left to play (earlier rounds played them all)")
+        return
     phones = [Phone(port, token) for token in table["tokens"]]
     rng = None if long_games else random.Random(table_no)
-    pair = ThreadPoolExecutor(2)
-    games = table["games"]  # shared by the rounds: a round starts with the table's next game
-    game, number, sent_here = games.pop(0), 0, 0
-    while time.monotonic() < deadline:
-        with budget["lock"]:
-            if budget["left"] <= 0:
-                break
-            budget["left"] -= 1
-        number += 1
-        body = hand_body(rng, number, table["players"])
-        path = f"/api/games/{game}/hands/"
-        first, second = phones[number % PHONES], phones[(number + 1) % PHONES]
-        keys = [f"{table_no}-{game}-{number}-a", f"{table_no}-{game}-{number}-b"]
-        sent = [pair.submit(phone.post, path, body, key) for phone, key in ((first, keys[0]), (second, keys[1]))]
-        answers = [future.result() for future in sent]
-        sent_here += 1
-        if sent_here % 7 == 0:  # the phone did not see its answer: it sends again with the same key
-            answers.append(first.post(path, body, keys[0]))
-        over = False
-        for status, data, elapsed, replayed in answers:
-            record(game, number, status, data, elapsed, replayed)
-            over = over or (status == 201 and data["game"]["over"])
-        if over:
-            if not games:
-                break
-            game, number = games.pop(0), 0
+    with ThreadPoolExecutor(2) as pair:
+        game, number, sent_here = games.pop(0), 0, 0
+        while time.monotonic() < deadline:
+            with budget["lock"]:
+                if budget["left"] <= 0:
+                    break
+                budget["left"] -= 1
+            number += 1
+            body = hand_body(rng, number, table["players"])
+            path = f"/api/games/{game}/hands/"
+            first, second = phones[number % PHONES], phones[(number + 1) % PHONES]
+            keys = [f"{table_no}-{game}-{number}-a", f"{table_no}-{game}-{number}-b"]
+            sent = [pair.submit(phone.post, path, body, key) for phone, key in ((first, keys[0]), (second, keys[1]))]
+            answers = [future.result() for future in sent]
+            sent_here += 1
+            if sent_here % 7 == 0:  # the phone did not see its answer: it sends again with the same key
+                answers.append(first.post(path, body, keys[0]))
+            over = False
+            for status, data, elapsed, replayed in answers:
+                record(game, number, status, data, elapsed, replayed)
+                over = over or (status == 201 and data["game"]["over"])
+            if over:
+                if not games:
+                    break
+                game, number = games.pop(0), 0
+    for phone in phones:
+        phone.connection.close()
 
 
 def serve(workers: int) -> tuple[subprocess.Popen, int]:
