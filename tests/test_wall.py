@@ -293,4 +293,3 @@ def test_a_seasons_hand_is_announced_to_its_wall_screens_and_a_friendly_games_to
             services.hand_record(game=game, ending="knock", by=pat, knocker_deadwood=4, defender_deadwood=20)
         heard = [note.payload for note in listener.notifies(timeout=1.0)]
     assert heard == [f"season:{season.pk}"]
-
