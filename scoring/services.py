@@ -29,7 +29,7 @@ from scoring.engine.rules import RuleError, RuleSet
 from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
 from scoring.models import Game, GameScore, Hand, LeagueStatus, StandingLine
 from scoring.permissions import CLOSED_SEASON, may_record_for, record_owner_message, season_is_closed
-from scoring.selectors import hand_facts
+from scoring.selectors import game_for_update, hand_facts
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
 CONFIRMED_NEEDS_REASON = "This result was confirmed: say why you correct it (kept in the game's history)."
@@ -77,20 +77,9 @@ def _lock(game: Game | int, check: Callable[[Game], None] | None = None) -> Game
 
     Every change of a game's hands comes through here, so this is where a closed season refuses them
     (after ``check``, the caller's who-may-write, has had its say on the locked row). ``game`` may be
-    an id alone: the game is then read once, here, with its players.
+    an id alone: the game is read once, here, with its players, either way.
     """
-    cached = {} if isinstance(game, int) else game._state.fields_cache
-    if "player_one" in cached and "player_two" in cached:
-        # The caller read the game's players a moment ago: the locked row is read alone and keeps
-        # them, unless the players changed since (a merge). The join's SQL was about a tenth of a
-        # hand POST's time.
-        locked = Game.objects.select_for_update().get(pk=game.pk)
-        if (locked.player_one_id, locked.player_two_id) == (game.player_one_id, game.player_two_id):
-            locked.player_one, locked.player_two = game.player_one, game.player_two
-    else:
-        pk = game if isinstance(game, int) else game.pk
-        # Only the game's row is locked, not its players' (a merge locks those, then their games).
-        locked = Game.objects.select_for_update(of=("self",)).select_related("player_one", "player_two").get(pk=pk)
+    locked = game_for_update(pk=game if isinstance(game, int) else game.pk)
     if check is not None:
         check(locked)
     if season_is_closed(locked):

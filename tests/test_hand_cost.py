@@ -9,18 +9,22 @@ include the transaction's BEGIN and COMMIT (PostgreSQL: 8 statements + 2).
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from players.tokens import token_create
 from scoring.engine import rules as engine_rules
-from scoring.models import Hand
+from scoring.models import Game, Hand
+from scoring.selectors import game_for_update
 from tests.factories import PlayerFactory, UserFactory, make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -111,10 +115,36 @@ def test_an_api_hand_post_reads_the_game_once_under_its_lock(table):
     with CaptureQueriesContext(connection) as queries:
         response = client.post(f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_two_id}, format="json")
     assert response.status_code == 201, response.content
-    game_reads = [query["sql"] for query in queries if query["sql"].startswith('SELECT "scoring_game"."id"')]
+    game_reads = [query["sql"] for query in queries if 'FROM "scoring_game"' in query["sql"]]
     assert len(game_reads) == 1, game_reads
     if connection.vendor == "postgresql":
-        assert game_reads[0].endswith('FOR UPDATE OF "scoring_game"')
+        locked = re.search(r" FOR UPDATE OF (\S+)$", game_reads[0])
+        assert locked and f'FROM "scoring_game" {locked[1]} ' in game_reads[0], game_reads[0]
+
+
+def test_the_locked_read_gives_the_game_and_players_as_the_orm_reads_them(table):
+    """The write's read of the game is built once per database: every field, converted as the ORM
+    converts it (rules from JSON, times, flags, empty and filled links)."""
+    user, game = table
+    Game.objects.filter(pk=game.pk).update(league_status="confirmed", confirmed_by=user, confirmed_at=timezone.now())
+    with transaction.atomic():
+        locked = game_for_update(pk=game.pk)
+        expected = Game.objects.select_related("player_one", "player_two").get(pk=game.pk)
+
+    def fields(instance):
+        return {field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields}
+
+    assert fields(locked) == fields(expected)
+    assert isinstance(locked.rules, dict) and isinstance(locked.over, bool)
+    assert locked.confirmed_at is not None and locked.rule_set == expected.rule_set
+    for seat in ("player_one", "player_two"):
+        assert fields(getattr(locked, seat)) == fields(getattr(expected, seat))
+    with pytest.raises(TransactionManagementError):
+        game_for_update(pk=game.pk)  # a lock outside a transaction would end at once
+    with transaction.atomic():
+        for missing in (game.pk + 1000, 2**63, -(2**63) - 1):
+            with pytest.raises(Game.DoesNotExist):
+                game_for_update(pk=missing)
 
 
 def test_the_api_answer_equals_a_fresh_read(table):
