@@ -60,6 +60,10 @@ def start_game(page, base_url, *, one, two, dealer="The first player", preset=No
             "details.overrides[open]"
         ).count() else None
         page.get_by_label(label, exact=True).fill(str(value))
+    if preset or hollywood or overrides:
+        # Each choice fetches the rules' summary, which grows above the button: a click sent while
+        # it lands can hit what moved under the pointer.
+        page.wait_for_load_state("networkidle")
     page.get_by_role("button", name="Start the game").click()
     page.wait_for_url(re.compile(r"/games/\d+/$"))
     return Game.objects.order_by("-pk").first()
