@@ -109,6 +109,31 @@ def test_forms_carry_a_csrf_token_and_posts_without_one_are_refused(owner_game):
     assert not Hand.objects.exists()
 
 
+def _form_token(response) -> str:
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', response.content.decode()).group(1)
+
+
+@pytest.mark.django_db
+def test_a_page_still_loading_when_someone_signs_in_does_not_undo_their_new_token():
+    """A page asked for before signing in (the offline worker fetches the waiting page while the sign-in
+    page is open) can come back after it. Its answer must not put the old CSRF cookie back: the forms
+    of the pages opened since would all be refused with 403."""
+    UserFactory(username="ann")
+    browser = Client(enforce_csrf_checks=True)
+    sign_in_page = browser.get(reverse("login"))
+    slow_answer = browser.get(reverse("offline_waiting"))  # sent with the signed-out cookie...
+    signed_in = browser.post(
+        reverse("login"),
+        {"username": "ann", "password": "a-long-test-password", "csrfmiddlewaretoken": _form_token(sign_in_page)},
+    )
+    assert signed_in.status_code == 302
+    new_game = browser.get(reverse("game_new"))
+    browser.cookies.update(slow_answer.cookies)  # ...and lands now, its cookies stored as a browser would
+    rules = browser.post(reverse("rules_check"), {"preset": "hollywood", "csrfmiddlewaretoken": _form_token(new_game)})
+    assert rules.status_code == 200
+    assert "Hollywood" in rules.content.decode()
+
+
 @pytest.mark.django_db
 def test_pages_have_a_csp_and_no_inline_script_or_style(owner_game):
     client, game = owner_game
