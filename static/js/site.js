@@ -101,8 +101,16 @@
       input.setAttribute("data-sent", input.value);
     });
   });
+  // htmx gives the box being typed in its focus back after a swap, but not a selection that starts at
+  // the first character (it tests `selectionStart` for truth): a figure selected whole to be typed over
+  // would be typed in front of instead ("76" over "83" made "7683"). Kept here and put back below.
+  var selectionBeforeSwap = null;
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail.target;
+    var active = document.activeElement;
+    selectionBeforeSwap = active && active.id && active.tagName === "INPUT" && typeof active.selectionStart === "number"
+      ? { id: active.id, start: active.selectionStart, end: active.selectionEnd, whole: active.selectionEnd === active.value.length }
+      : null;
     typedInFlight = {};
     if (!target || target.id !== "worked") { return; }
     target.querySelectorAll(".deadwood input[data-sent]").forEach(function (input) {
@@ -119,6 +127,13 @@
       // Once htmx has finished with this answer, so the form's request queue takes the new one.
       window.setTimeout(function () { input.dispatchEvent(new Event("change", { bubbles: true })); }, 0);
     });
+    var selection = selectionBeforeSwap;
+    selectionBeforeSwap = null;
+    var focused = selection && document.getElementById(selection.id);
+    if (!focused || focused !== document.activeElement || selection.start !== 0) { return; }
+    try {
+      focused.setSelectionRange(0, selection.whole ? focused.value.length : selection.end);
+    } catch (error) { /* a field without a text selection */ }
   });
 
   // New game: "Who deals first" offers the names as they are typed.

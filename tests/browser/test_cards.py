@@ -85,6 +85,46 @@ def test_knock_entered_by_tapping_cards(new_page, live_server, viewport):
     page.screenshot(path=str(ARTIFACTS / f"cards-sheet-{width}.png"), full_page=True, caret="initial")
 
 
+def test_a_figure_selected_to_be_typed_over_is_still_selected_when_the_cards_answer_lands(new_page, live_server):
+    """The player selects the app's 83 to type over it just as the answer to a tap comes back and redraws
+    the boxes: what they type replaces the figure (htmx alone put the caret before it: "7683")."""
+    from tests.test_table_play import DEFENDER as PLAYED_DEFENDER
+    from tests.test_table_play import KNOCKER as PLAYED_KNOCKER
+
+    user = UserFactory(username="ann")
+    game = make_game(player_one=Player.objects.create(name="Ann"), created_by=user)
+    page = new_page(viewport=PHONE)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    pick(page, "How the hand ended", "Knock")
+    pick(page, "Who went out", "Ann")
+    page.get_by_role("button", name="Enter the cards instead").click()
+    for code in PLAYED_KNOCKER.split():
+        tap(page, "cards_one", code)
+    for code in PLAYED_DEFENDER.split():
+        tap(page, "cards_two", code)
+    defender = page.get_by_label("Other player's deadwood")
+    expect(defender).to_have_value("83")
+    page.wait_for_load_state("networkidle")
+
+    held = []  # the answer to the next change, kept back until the figure is selected
+    page.route(re.compile(rf"/games/{game.pk}/hands/cards/$"), lambda route: held.append(route))
+    page.evaluate("""() => {
+        window.swapped = new Promise(done => document.addEventListener("htmx:afterSwap", done, {once: true}));
+        const box = document.getElementById("id_defender_deadwood");
+        box.closest(".record-fields").dispatchEvent(new Event("change", {bubbles: true}));
+        box.focus();
+        box.select();
+    }""")
+    while not held:
+        page.wait_for_timeout(20)
+    held[0].continue_()
+    page.evaluate("() => window.swapped")
+    expect(defender).to_be_focused()
+    page.keyboard.insert_text("76")
+    expect(defender).to_have_value("76")
+
+
 def test_the_player_changes_the_best_play_figures_to_what_was_played(new_page, live_server):
     """The knock of tests/test_table_play.py: best play K 6, D 83; as played, 7C went on the run (D 76)."""
     from tests.test_table_play import DEFENDER as PLAYED_DEFENDER
