@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,8 +24,10 @@ def manage(*args, env):
     # (the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE, which --deploy rightly refuses).
     dropped = ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE", "DJANGO_SETTINGS_MODULE")
     clean = {key: value for key, value in os.environ.items() if key not in dropped}
+    # Its own database file, not the project's db.sqlite3: a test run leaves the checkout as it found it.
+    scratch = {"DATABASE_URL": f"sqlite:///{tempfile.gettempdir()}/ginleague-deploy-check.sqlite3"}
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env={**clean, **env}, capture_output=True, text=True
+        [sys.executable, "manage.py", *args], cwd=ROOT, env={**clean, **scratch, **env}, capture_output=True, text=True
     )
 
 
