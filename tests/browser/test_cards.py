@@ -85,14 +85,15 @@ def test_knock_entered_by_tapping_cards(new_page, live_server, viewport):
     page.screenshot(path=str(ARTIFACTS / f"cards-sheet-{width}.png"), full_page=True, caret="initial")
 
 
-def test_a_figure_selected_to_be_typed_over_is_still_selected_when_the_cards_answer_lands(new_page, live_server):
-    """The player selects the app's 83 to type over it just as the answer to a tap comes back and redraws
-    the boxes: what they type replaces the figure (htmx alone put the caret before it: "7683")."""
+def ann_knocks_by_cards(new_page, live_server):
+    """The knock of tests/test_table_play.py entered card by card on a phone: best play K 6, D 83."""
     from tests.test_table_play import DEFENDER as PLAYED_DEFENDER
     from tests.test_table_play import KNOCKER as PLAYED_KNOCKER
 
     user = UserFactory(username="ann")
-    game = make_game(player_one=Player.objects.create(name="Ann"), created_by=user)
+    ann = Player.objects.create(name="Ann")
+    bob = Player.objects.create(name="Bob")
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
     page = new_page(viewport=PHONE)
     sign_in(page, live_server.url, "ann")
     page.goto(f"{live_server.url}/games/{game.pk}/")
@@ -103,6 +104,13 @@ def test_a_figure_selected_to_be_typed_over_is_still_selected_when_the_cards_ans
         tap(page, "cards_one", code)
     for code in PLAYED_DEFENDER.split():
         tap(page, "cards_two", code)
+    return page, game
+
+
+def test_a_figure_selected_to_be_typed_over_is_still_selected_when_the_cards_answer_lands(new_page, live_server):
+    """The player selects the app's 83 to type over it just as the answer to a tap comes back and redraws
+    the boxes: what they type replaces the figure (htmx alone put the caret before it: "7683")."""
+    page, game = ann_knocks_by_cards(new_page, live_server)
     defender = page.get_by_label("Other player's deadwood")
     expect(defender).to_have_value("83")
     page.wait_for_load_state("networkidle")
@@ -126,24 +134,10 @@ def test_a_figure_selected_to_be_typed_over_is_still_selected_when_the_cards_ans
 
 
 def test_the_player_changes_the_best_play_figures_to_what_was_played(new_page, live_server):
-    """The knock of tests/test_table_play.py: best play K 6, D 83; as played, 7C went on the run (D 76)."""
+    """As played, 7C went on the run (D 76), not the best play's 83."""
     from tests.test_table_play import DEFENDER as PLAYED_DEFENDER
-    from tests.test_table_play import KNOCKER as PLAYED_KNOCKER
 
-    user = UserFactory(username="ann")
-    ann = Player.objects.create(name="Ann")
-    bob = Player.objects.create(name="Bob")
-    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
-    page = new_page(viewport=PHONE)
-    sign_in(page, live_server.url, "ann")
-    page.goto(f"{live_server.url}/games/{game.pk}/")
-    pick(page, "How the hand ended", "Knock")
-    pick(page, "Who went out", "Ann")
-    page.get_by_role("button", name="Enter the cards instead").click()
-    for code in PLAYED_KNOCKER.split():
-        tap(page, "cards_one", code)
-    for code in PLAYED_DEFENDER.split():
-        tap(page, "cards_two", code)
+    page, game = ann_knocks_by_cards(new_page, live_server)
     knocker, defender = page.get_by_label("Knocker's deadwood"), page.get_by_label("Other player's deadwood")
     expect(knocker).to_have_value("6")
     expect(defender).to_have_value("83")  # the best play, filled by the app
