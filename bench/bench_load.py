@@ -382,12 +382,19 @@ def report(results: list, wall: float, workers: int, long_games: bool, cpu: dict
     doubled = doubled_answers + max(0, len(stored) - len(acknowledged))
     times = [elapsed for *_, elapsed, _ in results]
     replays = sum(1 for *_, replayed in results if replayed)
+    figures = {
+        "hands/s": len(acknowledged) / wall,
+        "p95": percentile(times, 0.95),
+        "lost": lost,
+        "doubled": doubled,
+        "server CPU": cpu["server"] * 1000 / len(results),
+    }
     games_played = "long games (99 hands each)" if long_games else "club-night games"
     print(f"server: uvicorn, {workers} workers, PostgreSQL, {TABLES} tables x {PHONES} phones, {games_played}, "
           f"{wall:.1f} s")  # fmt: skip
-    print(f"  hands acknowledged: {len(acknowledged)} = {len(acknowledged) / wall:.1f} hands/s "
+    print(f"  hands acknowledged: {len(acknowledged)} = {figures['hands/s']:.1f} hands/s "
           f"({len(results)} requests = {len(results) / wall:.1f} requests/s)")  # fmt: skip
-    print(f"  latency per request: p50 {statistics.median(times):.0f} ms, p95 {percentile(times, 0.95):.0f} ms, "
+    print(f"  latency per request: p50 {statistics.median(times):.0f} ms, p95 {figures['p95']:.0f} ms, "
           f"max {max(times):.0f} ms")  # fmt: skip
     print(f"  status counts: {dict(sorted(statuses.items()))}, replayed: {replays}, "
           f"sent again after: {dict(SENT_AGAIN)}")  # fmt: skip
@@ -396,14 +403,7 @@ def report(results: list, wall: float, workers: int, long_games: bool, cpu: dict
     # takes its CPU time with it).
     print("  CPU per request: " + ", ".join(f"{name} {seconds * 1000 / len(results):.1f} ms"
                                             for name, seconds in cpu.items()))  # fmt: skip
-    return {
-        "hands/s": len(acknowledged) / wall,
-        "p95": percentile(times, 0.95),
-        "lost": lost,
-        "doubled": doubled,
-        "server CPU": cpu["server"] * 1000 / len(results),
-    }
-
+    return figures
 
 if __name__ == "__main__":
     main()
