@@ -80,6 +80,16 @@ def club_members(club: Club) -> QuerySet[Membership]:
     return Membership.objects.filter(club=club).select_related("player", "player__user").order_by("player__name")
 
 
+def clubs_not_run_by(user, player: Player) -> QuerySet[Club]:
+    """The clubs ``player`` belongs to that ``user`` does not run (as owner or admin); all of them for
+    anonymous or None. Taking a record into another club, or merging it, needs this to be empty."""
+    held = Club.objects.filter(memberships__player=player)
+    if not _is_user(user):
+        return held
+    run = Membership.objects.filter(player__user=user, role__in=MANAGER_ROLES).values("club_id")
+    return held.exclude(pk__in=run)
+
+
 # --- writes ------------------------------------------------------------------------------------------
 
 
@@ -145,12 +155,32 @@ def club_update(*, club: Club, changed_by=None, name: str | None = None, is_publ
 
 
 def member_add_guest(*, club: Club, name: str, added_by=None) -> Membership:
-    """Add a player by name (a guest without an account, or an existing player record)."""
-    player = player_get_or_create(name=name, created_by=added_by)
-    membership, created = Membership.objects.get_or_create(club=club, player=player)
-    if not created:
-        raise ValidationError({"name": f"{player.name} is already a member of {club.name}."})
-    return membership
+    """Add a player by name: a new guest, or an existing record nobody else holds.
+
+    A record is someone's to give: one an account owns joins a club only when that account accepts an
+    invitation, and one another club holds is taken only by someone who runs every club holding it
+    (a director adding their guest to a second club). Otherwise the name is refused, saying what to do.
+    """
+    with transaction.atomic():
+        player = Player.objects.select_for_update().get(pk=player_get_or_create(name=name, created_by=added_by).pk)
+        if Membership.objects.filter(club=club, player=player).exists():
+            raise ValidationError({"name": f"{player.name} is already a member of {club.name}."})
+        if player.user_id is not None and not (_is_user(added_by) and player.user_id == added_by.pk):
+            raise ValidationError(
+                {
+                    "name": f"{player.name} has an account: send them an invitation link to {club.name} "
+                    "(Invite by link); they join when they accept it."
+                }
+            )
+        if clubs_not_run_by(added_by, player).exclude(pk=club.pk).exists():
+            raise ValidationError(
+                {
+                    "name": f"{player.name} is a player of another club. If your player is someone else, add "
+                    "them under a name of their own (with a surname or an initial); if it is the same person, "
+                    "send them an invitation link instead."
+                }
+            )
+        return Membership.objects.create(club=club, player=player)
 
 
 def member_set_role(*, membership: Membership, role: str, changed_by=None) -> Membership:

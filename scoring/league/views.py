@@ -135,7 +135,7 @@ def member_add(request, slug):
         try:
             membership = clubs.member_add_guest(club=club, name=form.cleaned_data["name"], added_by=request.user)
         except ValidationError as error:
-            messages.error(request, _error_text(error))
+            messages.error(request, "Player's name: " + _error_text(error))
         else:
             messages.success(request, f"{membership.player.name} joined {club.name}.")
     else:
