@@ -9,8 +9,8 @@ from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from players.clubs import can_view_club, club_role, player_of
-from players.models import MANAGER_ROLES, Club, Membership, Player
+from players.clubs import can_view_club, club_role, clubs_not_run_by, player_of
+from players.models import MANAGER_ROLES, Club, Membership, Player, Role
 from scoring.models import Fixture, Game, LeagueStatus, Season
 
 CLOSED_SEASON = (
@@ -152,21 +152,54 @@ def can_view_game(user, game) -> bool:
 # Who may do what in a league (pages and API ask these; the services enforce the state rules).
 
 
-def can_merge_players(user, keep, drop) -> bool:
-    """Staff merge any two records; a club's owner or admin merges a guest (no account) into
-    another member of a club they run."""
+def merge_refusal(user, keep, drop) -> str:
+    """Why ``user`` may not merge ``drop`` into ``keep``, saying what to do instead ("" when they may).
+
+    Staff merge any two records (the service still refuses two accounts). Anyone else runs (owns or
+    administers) a club both records belong to, and every club ``drop`` belongs to: its memberships,
+    roles and results move to ``keep``, so a merge never takes anyone into a club the merger does not
+    run. ``keep``'s other clubs must be run by the merger too, unless ``keep`` is the merger's own
+    record (whose clubs see only the merger's own record gain the guest's games). Only a guest (no
+    account) is merged away, never into another account that has not joined its clubs (a person with
+    an account joins a club by accepting an invitation), and never a club's owner (ownership changes
+    hands only through staff).
+    """
     if user is None or not user.is_authenticated:
-        return False
+        return "Sign in to merge player records."
     if user.is_staff or user.is_superuser:
-        return True
+        return ""
     if drop.user_id is not None:
-        return False
+        return (
+            f"{drop.name}'s record belongs to an account: only a guest (no account) can be merged into "
+            "another record."
+        )
     managed = Membership.objects.filter(player__user=user, role__in=MANAGER_ROLES).values("club_id")
-    return (
-        Membership.objects.filter(player=drop, club_id__in=managed)
-        .filter(club_id__in=Membership.objects.filter(player=keep).values("club_id"))
-        .exists()
+    shared = Membership.objects.filter(player=drop, club_id__in=managed).filter(
+        club_id__in=Membership.objects.filter(player=keep).values("club_id")
     )
+    own_record = keep.user_id is not None and keep.user_id == user.pk
+    if (
+        not shared.exists()
+        or clubs_not_run_by(user, drop).exists()
+        or (not own_record and clubs_not_run_by(user, keep).exists())
+    ):
+        return (
+            "You may merge only records of the clubs you run (as owner or admin): both must be members of "
+            "one of your clubs, and neither of a club you do not run (your own record aside). "
+            "Ask staff for any other merge."
+        )
+    if Membership.objects.filter(player=drop, role=Role.OWNER).exists():
+        return f"{drop.name} owns a club: only staff merge a club owner's record."
+    if keep.user_id is not None and not own_record:
+        missing = (
+            Club.objects.filter(memberships__player=drop).exclude(memberships__player=keep).order_by("name").first()
+        )
+        if missing is not None:
+            return (
+                f"{keep.name} has an account and is not a member of {missing.name}: send them an invitation "
+                "link first (they join when they accept it), then merge."
+            )
+    return ""
 
 
 def mergeable_players(user):

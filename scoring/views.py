@@ -46,10 +46,10 @@ from scoring.permissions import (
     can_confirm,
     can_dispute,
     can_edit_game,
-    can_merge_players,
     can_view_game,
     club_of_game,
     edit_refusal,
+    merge_refusal,
     mergeable_players,
 )
 from scoring.scoresheet import describe_result, sheet_boards, sheet_rows
@@ -604,10 +604,8 @@ def player_merge(request):
     form = PlayerMergeForm(request.POST if request.method == "POST" else None, players=players)
     if request.method == "POST" and form.is_valid():
         keep, drop = form.cleaned_data["keep"], form.cleaned_data["drop"]
-        if not can_merge_players(request.user, keep, drop):
-            form.add_error(
-                "drop", "Merge into it: you may merge only a guest (no account) into a member of a club you run."
-            )
+        if refusal := merge_refusal(request.user, keep, drop):
+            form.add_error("drop", f"Merge into it: {refusal}")
         else:
             try:
                 result = player_merge_service(keep=keep, drop=drop, merged_by=request.user)

@@ -71,6 +71,59 @@ def test_adding_a_private_clubs_guest_and_merging_it_into_yourself_is_no_way_in(
     shut_out(client, user, cast, season)
 
 
+def test_a_guest_already_in_a_club_the_merger_does_not_run_is_not_merged(client, private_club, mallory):
+    """Even when the guest is in both clubs (as an add before this rule could leave it), the merge is refused."""
+    cast, gus, season = private_club
+    user, own = mallory
+    Membership.objects.create(club=own, player=gus)
+
+    response = merge(client, Player.objects.get(user=user), gus)
+    assert response.status_code == 422
+    assert "neither of a club you do not run" in response.content.decode()
+    assert Player.objects.filter(pk=gus.pk, user__isnull=True).exists()
+    shut_out(client, user, cast, season)
+
+
+def test_an_admin_cannot_become_owner_by_merging_an_ownerless_owners_record(client):
+    """The owner's account was deleted: their record stays, a guest holding the owner's role."""
+    cast = make_club()
+    owner_record = cast.player_of(cast.owner)
+    cast.owner.delete()
+    client.force_login(cast.admin)
+    response = merge(client, cast.player_of(cast.admin), Player.objects.get(pk=owner_record.pk))
+    assert response.status_code == 422 and "only staff merge a club owner" in response.content.decode()
+    assert Membership.objects.get(club=cast.club, player__user=cast.admin).role == Role.ADMIN
+
+
+def test_a_merge_does_not_take_another_account_into_a_club_it_never_joined(client):
+    """A director runs two clubs; Bob (an account) joined one. A guest "Bobby" of both is not merged into
+    Bob until Bob accepts an invitation to the other."""
+    director = make_user("director")
+    monday = clubs.club_create(name="Monday Gin", owner=director)
+    friday = clubs.club_create(name="Friday Gin", owner=director)
+    bob_user = make_user("bob")
+    clubs.invitation_accept(invitation=clubs.invitation_create(club=monday, created_by=director), user=bob_user)
+    bob = Player.objects.get(user=bob_user)
+    bobby = clubs.member_add_guest(club=monday, name="Bobby", added_by=director).player
+    clubs.member_add_guest(club=friday, name="Bobby", added_by=director)
+    client.force_login(director)
+
+    response = merge(client, bob, bobby)
+    assert response.status_code == 422
+    assert "bob has an account and is not a member of Friday Gin: send them an invitation" in (
+        response.content.decode()
+    )
+    assert not Membership.objects.filter(club=friday, player=bob).exists()
+
+    clubs.invitation_accept(invitation=clubs.invitation_create(club=friday, created_by=director), user=bob_user)
+    assert merge(client, bob, bobby).status_code == 302
+    assert not Player.objects.filter(pk=bobby.pk).exists()
+    assert set(Membership.objects.filter(player=bob).values_list("club__name", flat=True)) == {
+        "Monday Gin",
+        "Friday Gin",
+    }
+
+
 # --- the legitimate paths still work -------------------------------------------------------------------
 
 
@@ -89,6 +142,17 @@ def test_a_manager_of_both_clubs_merges_a_guest_typed_twice(client):
         "Monday Gin",
         "Friday Gin",
     }
+
+
+def test_an_admin_merges_their_own_guest_record_into_their_own_though_they_play_in_another_club(client):
+    cast = make_club()
+    elsewhere = make_club(name="Other Gin")
+    invitation = clubs.invitation_create(club=elsewhere.club, created_by=elsewhere.owner)
+    clubs.invitation_accept(invitation=invitation, user=cast.admin)  # a plain player there
+    annie = clubs.member_add_guest(club=cast.club, name="Annie", added_by=cast.owner).player
+    client.force_login(cast.admin)
+    assert merge(client, cast.player_of(cast.admin), annie).status_code == 302
+    assert not Player.objects.filter(pk=annie.pk).exists()
 
 
 def test_a_new_guest_and_a_name_typed_at_a_casual_table_are_still_added(client, mallory):
