@@ -77,6 +77,11 @@ class Game(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     confirmed_at = models.DateTimeField(null=True, blank=True)
+    # The player (their account) who last changed the hands once the game was over: the result then
+    # waits for the other player, or an organiser who did not play (scoring.permissions).
+    result_changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -343,6 +348,7 @@ class FactChange(models.Model):
         DISPUTED = "disputed", "Result disputed"
         PLAYER_MERGED = "player_merged", "Player records merged"
         VERSION_SET_ASIDE = "version_set_aside", "Version not kept (two phones recorded the hand)"
+        REOPENED = "reopened", "Result provisional again (a player changed it)"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="fact_changes")
     action = models.CharField(max_length=20, choices=Action.choices)

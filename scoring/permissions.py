@@ -5,7 +5,7 @@ Pages, the API and the services all ask these functions; none of them works a ru
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -250,46 +250,166 @@ def can_manage_season(user, season: Season) -> bool:
     return club_role(user, season.club) in MANAGER_ROLES
 
 
-def _is_opponent(user, game: Game) -> bool:
-    """``user`` plays in ``game`` and is not the one who started it."""
-    player_id = _user_player_id(user)
-    if player_id is None or player_id not in (game.player_one_id, game.player_two_id):
+# Who confirms a league result. One rule, written once as a filter on games (``confirmer_q``): the
+# to-do selects with it, and the questions about one game below ask it of that game's row.
+#
+# A result is confirmed by the opponent of whoever recorded it, or by an organiser (owner, admin) who
+# did not play in it. Whoever recorded it is the player who last changed its hands once it was over
+# (``Game.result_changed_by``), else whoever started it. A player's opponent confirms only when both
+# players have accounts: a result against a guest waits for an organiser who did not play, and only
+# when the club has none may its owner confirm their own game ("confirmed by a player of the game").
+
+HAS_GUEST = Q(player_one__user__isnull=True) | Q(player_two__user__isnull=True)
+
+
+def _played_q(user) -> Q:
+    return Q(player_one__user=user) | Q(player_two__user=user)
+
+
+def _recorded_q(user) -> Q:
+    """Games whose result ``user`` recorded: changed last once over, else started."""
+    return Q(result_changed_by=user) | Q(result_changed_by__isnull=True, created_by=user)
+
+
+def _club_ids(user, roles=None):
+    """The clubs ``user`` (an account or its id) belongs to, with one of ``roles`` if given."""
+    memberships = Membership.objects.filter(player__user=user)
+    if roles is not None:
+        memberships = memberships.filter(role__in=roles)
+    return memberships.values("club_id")
+
+
+def _opponent_q(user) -> Q:
+    """Games ``user`` plays in, as a member of the club, and did not record: theirs to confirm or dispute."""
+    return _played_q(user) & ~_recorded_q(user) & Q(season__club_id__in=_club_ids(user))
+
+
+def _no_organiser_off_the_table_q() -> Q:
+    """Games whose club has no organiser with an account who is not one of the game's two players."""
+    return ~Exists(
+        Membership.objects.filter(
+            club_id=OuterRef("season__club_id"), role__in=MANAGER_ROLES, player__user__isnull=False
+        )
+        .exclude(player_id=OuterRef("player_one_id"))
+        .exclude(player_id=OuterRef("player_two_id"))
+    )
+
+
+def _confirm_roles_q(user) -> tuple[Q, Q, Q]:
+    """The three ways ``user`` confirms a result: as the opponent (provisional results only), as an
+    organiser who did not play, as the owner playing a guest in a club with no other organiser."""
+    opponent = _opponent_q(user) & ~HAS_GUEST & Q(league_status=LeagueStatus.PLAYING)
+    organiser = Q(season__club_id__in=_club_ids(user, MANAGER_ROLES)) & ~_played_q(user)
+    owner_alone = (
+        Q(season__club_id__in=_club_ids(user, (Role.OWNER,)))
+        & _played_q(user)
+        & HAS_GUEST
+        & _no_organiser_off_the_table_q()
+    )
+    return opponent, organiser, owner_alone
+
+
+def confirmer_q(user) -> Q:
+    """League games whose result ``user`` is someone to confirm (whether it can be confirmed now aside)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Q(pk__in=[])
+    opponent, organiser, owner_alone = _confirm_roles_q(user)
+    return opponent | organiser | owner_alone
+
+
+def asked_to_confirm_q(user) -> Q:
+    """Finished provisional results of open seasons waiting for ``user`` (the to-do): the opponent's, and,
+    against a guest, every organiser's who may confirm them (nobody else can)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Q(pk__in=[])
+    opponent, organiser, owner_alone = _confirm_roles_q(user)
+    waiting = Q(season__isnull=False, season__closed_at__isnull=True, over=True, league_status=LeagueStatus.PLAYING)
+    return waiting & (opponent | (organiser & HAS_GUEST) | owner_alone)
+
+
+def _game_is(game: Game, condition: Q) -> bool:
+    return Game.objects.filter(pk=game.pk).filter(condition).exists()
+
+
+def plays_in(user, game: Game) -> bool:
+    """``user`` is one of the game's two players (no query when its players are loaded)."""
+    if user is None or not getattr(user, "is_authenticated", False):
         return False
-    return game.created_by_id != user.pk
+    return user.pk in (game.player_one.user_id, game.player_two.user_id)
 
 
 def can_confirm(user, game: Game, club: Club) -> bool:
-    """The other player confirms an over, provisional game; an admin may confirm any over game."""
+    """``user`` may confirm ``game``'s result now: over, not yet confirmed, season open, and theirs to confirm."""
     if game.season_id is None or not game.over or game.league_status == LeagueStatus.CONFIRMED:
         return False
     if season_is_closed(game):
         return False
-    if club_role(user, club) in MANAGER_ROLES:
-        return True
-    return game.league_status == LeagueStatus.PLAYING and _is_opponent(user, game)
+    return may_confirm(user, game, club)
 
 
-def may_confirm(user, game: Game, club: Club) -> bool:
-    """Whether ``user`` is someone who confirms this result at all (its state aside):
-    a club admin, or the other player while the result is not disputed."""
-    if club_role(user, club) in MANAGER_ROLES:
-        return True
-    return (
-        _is_opponent(user, game)
-        and club_role(user, club) is not None
-        and game.league_status != LeagueStatus.DISPUTED
+def may_confirm(user, game: Game, club: Club | None = None) -> bool:
+    """Whether ``user`` is someone who confirms this result at all (its state aside, but for the
+    opponent, who confirms only a provisional result, not a disputed one)."""
+    return _game_is(game, confirmer_q(user))
+
+
+def confirmed_by_a_player(game: Game) -> bool:
+    """The result was confirmed by one of its own players (the owner of a club with no other organiser)."""
+    return game.confirmed_by_id is not None and game.confirmed_by_id in (
+        game.player_one.user_id,
+        game.player_two.user_id,
     )
 
 
-def may_dispute(user, game: Game, club: Club) -> bool:
+def awaiting_confirmation(game: Game) -> str:
+    """Who a finished provisional result waits for, in words: "Quinn or a club organiser"."""
+    whom = [
+        player.name
+        for player in (game.player_one, game.player_two)
+        if player.user_id is not None and _game_is(game, _opponent_q(player.user_id) & ~HAS_GUEST)
+    ]
+    if not _game_is(game, _no_organiser_off_the_table_q()):
+        whom.append("a club organiser" if whom else "a club organiser who did not play")
+    else:  # no organiser off the table: the owner, if they play a guest here, confirms their own game
+        whom += [
+            f"{player.name} (the club's owner, a player of the game)"
+            for player in (game.player_one, game.player_two)
+            if player.user_id is not None and _game_is(game, _confirm_roles_q(player.user_id)[2])
+        ]
+    return " or ".join(whom) or "a club organiser"
+
+
+def result_waits_for(game: Game) -> str:
+    """Who a league result waits for, in words, while it is over and provisional in an open season ("" otherwise)."""
+    if game.season_id is None or not game.over or game.league_status != LeagueStatus.PLAYING:
+        return ""
+    if season_is_closed(game):
+        return ""
+    return awaiting_confirmation(game)
+
+
+def confirm_refusal(user, game: Game) -> str:
+    """Why ``user`` may not confirm ``game``'s result ("" when they may)."""
+    if may_confirm(user, game):
+        return ""
+    if _game_is(game, _played_q(user) & _recorded_q(user)):
+        return (
+            "Nobody confirms a result they recorded or changed themselves: "
+            f"it waits for {awaiting_confirmation(game)} to confirm it."
+        )
+    return "Only the other player, or a club organiser who did not play, confirms this result."
+
+
+def may_dispute(user, game: Game, club: Club | None = None) -> bool:
     """Whether ``user`` is someone who disputes this result at all: the other player, a member."""
-    return _is_opponent(user, game) and club_role(user, club) is not None
+    if user is None or not getattr(user, "is_authenticated", False):
+        return False
+    return _game_is(game, _opponent_q(user))
 
 
-def is_asked_to_confirm(user, game: Game, club: Club) -> bool:
-    """The player asked to confirm (or dispute) a provisional result, in the to-do and by e-mail:
-    the other player (not the one who started the game), a member of the club."""
-    return _is_opponent(user, game) and club_role(user, club) is not None
+def is_asked_to_confirm(user, game: Game, club: Club | None = None) -> bool:
+    """Whether this finished provisional result waits for ``user`` (their to-do, their e-mail)."""
+    return _game_is(game, asked_to_confirm_q(user))
 
 
 def can_dispute(user, game: Game, club: Club) -> bool:
@@ -298,6 +418,5 @@ def can_dispute(user, game: Game, club: Club) -> bool:
         and game.over
         and game.league_status == LeagueStatus.PLAYING
         and not season_is_closed(game)
-        and club_role(user, club) is not None
-        and _is_opponent(user, game)
+        and may_dispute(user, game, club)
     )

@@ -15,7 +15,7 @@ from scoring.engine.record import evaluate, hand_to_record
 from scoring.engine.rules import RuleSet, resolve_rules
 from scoring.engine.score import HandFacts, SessionResult, score_session
 from scoring.models import Fixture, Game, GameScore, Hand, LeagueStatus
-from scoring.permissions import visible_game_q
+from scoring.permissions import asked_to_confirm_q, visible_game_q
 
 GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
 
@@ -235,7 +235,7 @@ DUE_SOON_DAYS = 7  # a fixture shows in the to-do from a week before its due dat
 class Todo:
     """What needs ``user`` now (see ``todo_for``)."""
 
-    to_confirm: list  # Game: finished league results the user is asked to confirm (or dispute)
+    to_confirm: list  # Game: finished provisional league results waiting for the user (permissions.asked_to_confirm_q)
     disputed: list  # Game: disputed results of theirs, and of the clubs they run
     due: list  # Fixture: their fixtures not played, due within a week or overdue (``overdue`` set)
     invitations: list  # Invitation: opened by them (this session) and not yet accepted
@@ -256,7 +256,7 @@ def todo_for(user, *, invitation_tokens=(), today=None) -> Todo:
     games = list(
         Game.objects.filter(season__isnull=False, season__closed_at__isnull=True, over=True)
         .filter(
-            (Q(league_status=LeagueStatus.PLAYING) & mine & ~Q(created_by=user))
+            asked_to_confirm_q(user)
             | (Q(league_status=LeagueStatus.DISPUTED) & (mine | Q(season__club_id__in=managed)))
         )
         .select_related("player_one", "player_two", "winner", "season", "season__club")

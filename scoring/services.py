@@ -27,8 +27,8 @@ from scoring.engine.overrides import read_rules
 from scoring.engine.record import GameRecord, RecordError, score_record
 from scoring.engine.rules import RuleError, RuleSet
 from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
-from scoring.models import Game, GameScore, Hand, LeagueStatus, StandingLine
-from scoring.permissions import CLOSED_SEASON, may_record_for, record_owner_message, season_is_closed
+from scoring.models import FactChange, Game, GameScore, Hand, LeagueStatus, StandingLine
+from scoring.permissions import CLOSED_SEASON, may_record_for, plays_in, record_owner_message, season_is_closed
 from scoring.selectors import game_for_update, hand_facts
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
@@ -87,6 +87,39 @@ def _lock(game: Game | int, check: Callable[[Game], None] | None = None) -> Game
     if isinstance(game, Game) and locked.rules == game.rules:  # rules are fixed once play starts
         locked.rule_set = game.rule_set  # keep the set already resolved
     return locked
+
+
+def _result_changed(game: Game, actor, *, was_over: bool) -> None:
+    """After a change of ``game``'s hands (in its transaction, after ``game_recompute``): a change by one of
+    its players once the league game was over makes its result theirs, waiting for the other player (or an
+    organiser who did not play), and withdraws any confirmation or dispute (#30, #29).
+
+    A hand that ends again a game whose result a player reopened counts as a change too.
+    """
+    if game.season_id is None or not plays_in(actor, game):
+        return
+    if not (was_over or (game.over and game.result_changed_by_id is not None)):
+        return  # still in play: the players are at the table together
+    fields, previous = ["result_changed_by"], game.result_changed_by_id
+    game.result_changed_by = actor
+    reopened = game.league_status in (LeagueStatus.CONFIRMED, LeagueStatus.DISPUTED)
+    if reopened:
+        before = game.get_league_status_display()
+        game.league_status, game.confirmed_by, game.confirmed_at = LeagueStatus.PLAYING, None, None
+        fields += ["league_status", "confirmed_by", "confirmed_at"]
+    game.save(update_fields=fields)
+    if reopened:
+        standing_lines_write(game=game)  # a provisional result does not count
+        audit_record(
+            game=game,
+            actor=actor,
+            action=FactChange.Action.REOPENED,
+            what="Result",
+            before=before,
+            after="provisional: changed by a player, waiting for confirmation again",
+        )
+    if game.over and was_over and (reopened or previous != actor.pk):  # (a game just over is e-mailed about anyway)
+        notify.game_finished(game=game)  # whoever confirms it now is e-mailed, once this commits
 
 
 def _describe_hand(hand: Hand | HandResult, names: dict[int, str]) -> str:
@@ -513,6 +546,7 @@ def hand_record(
     try:
         with transaction.atomic(savepoint=savepoint):
             locked = _lock(game, check)
+            was_over = locked.over
             # hand_count is derived under this lock like every figure: a second phone's copy of
             # the hand is refused before the hands are read.
             number = locked.hand_count + 1
@@ -551,6 +585,7 @@ def hand_record(
                     before="\u2014",
                     after=hand_summary(hand_fact_words(hand, game_names(locked))),
                 )
+            _result_changed(locked, recorded_by, was_over=was_over)
     except IntegrityError:
         raise HandConflict(
             field="number", message="Another device recorded a hand at the same moment; reload and try again."
@@ -591,6 +626,7 @@ def hand_edit(
         game = _lock(hand.game)
         if game.league_status == "confirmed" and not reason:
             raise HandRefused(field="reason", hand=hand.number, message=CONFIRMED_NEEDS_REASON)
+        was_over = game.over
         stored = Hand.objects.select_for_update().get(pk=hand.pk, game=game)
         values = _clean_facts(
             game,
@@ -619,6 +655,7 @@ def hand_edit(
             actor=edited_by,
             comment=reason,
         )
+        _result_changed(game, edited_by, was_over=was_over)
     _refresh(hand.game, game)
     return changes
 
@@ -676,6 +713,7 @@ def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Cha
     reason = reason.strip()
     if game.league_status == "confirmed" and not reason:
         raise HandRefused(field="reason", hand=hand.number, message=CONFIRMED_NEEDS_REASON)
+    was_over = game.over
     audit_record(
         game=game,
         actor=actor,
@@ -696,7 +734,9 @@ def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Cha
     for other in later:
         other.number -= 1
         other.save(update_fields=["number"])
-    return game_recompute(game=game)
+    changes = game_recompute(game=game)
+    _result_changed(game, actor, was_over=was_over)
+    return changes
 
 
 def hand_remove(*, hand: Hand, removed_by=None, reason: str = "") -> list[Change]:
@@ -838,3 +878,4 @@ def hand_version_set_aside(
             after=hand_summary(hand_fact_words(other, names)),
             comment="Two phones recorded this hand; the players kept the version shown before, not this one.",
         )
+        _result_changed(game, actor, was_over=game.over)

@@ -48,9 +48,11 @@ from scoring.permissions import (
     can_edit_game,
     can_view_game,
     club_of_game,
+    confirmed_by_a_player,
     edit_refusal,
     merge_refusal,
     mergeable_players,
+    result_waits_for,
 )
 from scoring.scoresheet import describe_result, sheet_boards, sheet_rows
 from scoring.selectors import game_for_sheet, game_list, game_session, todo_for
@@ -175,7 +177,12 @@ def _league_context(user, game: Game) -> dict:
     club = club_of_game(game)
     if club is None:
         return {"can_confirm": False, "can_dispute": False}
-    return {"can_confirm": can_confirm(user, game, club), "can_dispute": can_dispute(user, game, club)}
+    return {
+        "can_confirm": can_confirm(user, game, club),
+        "can_dispute": can_dispute(user, game, club),
+        "waits_for": result_waits_for(game),
+        "confirmed_by_a_player": confirmed_by_a_player(game),
+    }
 
 
 def _render_sheet(request, game: Game, *, status: int = 200, **extra):

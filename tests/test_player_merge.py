@@ -27,7 +27,7 @@ def typed_twice():
     autumn = league.season_create(club=cast.club, name="Autumn", players=[daniel, quinn])
     old = start_and_finish(autumn.fixtures.get(), daniel, started_by=cast.owner, confirm_by=cast.owner)
     spring = league.season_create(club=cast.club, name="Spring", players=[dan, pat])
-    new = start_and_finish(spring.fixtures.get(), pat, started_by=cast.player, confirm_by=cast.rival)
+    new = start_and_finish(spring.fixtures.get(), pat, started_by=cast.player, confirm_by=cast.admin)
     friendly = make_game(player_one=dan, player_two=quinn, hands=[gin(dan)])
     return cast, dan, daniel, (old, new, friendly), (autumn, spring)
 

@@ -58,7 +58,7 @@ def test_closing_names_the_champion_and_locks_every_result():
     for fixture in fixtures:
         pair = {fixture.home, fixture.away}
         if pat in pair:  # Pat wins every game of hers
-            confirmed.append(start_and_finish(fixture, pat, started_by=cast.owner, confirm_by=cast.owner))
+            confirmed.append(start_and_finish(fixture, pat, started_by=cast.owner, confirm_by=cast.admin))
     provisional = next(f for f in fixtures if pat not in {f.home, f.away} and quinn in {f.home, f.away})
     open_game = start_and_finish(provisional, quinn, started_by=cast.owner)
     in_play = league.fixture_start(

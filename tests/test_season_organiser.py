@@ -148,7 +148,8 @@ def test_scoresheet_of_a_league_game_shows_its_status_and_confirm_dispute_to_the
     cast, season, game = season_game
     client.force_login(cast.rival)  # Quinn: the other player
     text = client.get(reverse("game", args=[game.pk])).content.decode()
-    assert "Provisional: waiting for the other player to confirm." in text
+    quinn = cast.player_of(cast.rival).name
+    assert f"Provisional: waiting for {quinn} or a club organiser to confirm." in text
     assert f'action="{reverse("league:game_confirm", args=[game.pk])}"' in text
     assert f'action="{reverse("league:game_dispute", args=[game.pk])}"' in text
 
@@ -163,7 +164,8 @@ def test_scoresheet_offers_no_confirmation_to_the_player_who_recorded_it(client,
     cast, season, game = season_game
     client.force_login(cast.player)  # Pat started and recorded the game
     text = client.get(reverse("game", args=[game.pk])).content.decode()
-    assert "Provisional: waiting for the other player to confirm." in text
+    quinn = cast.player_of(cast.rival).name
+    assert f"Provisional: waiting for {quinn} or a club organiser to confirm." in text
     assert reverse("league:game_confirm", args=[game.pk]) not in text
     assert reverse("league:game_dispute", args=[game.pk]) not in text
 

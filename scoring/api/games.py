@@ -260,9 +260,11 @@ class GameViewSet(viewsets.GenericViewSet):
     # --- league play: the same rules and services as the league game page (scoring/league_views.py)
 
     @extend_schema(
-        summary="Confirm a league result (the other player, or a club admin)",
-        description="A finished, provisional result then counts in the season's standings. A club admin may also "
-        "confirm a disputed result. Refused with 400 (field `game`) if the game is not over or already confirmed.",
+        summary="Confirm a league result (the other player, or a club organiser who did not play)",
+        description="A finished, provisional result then counts in the season's standings. Nobody confirms a "
+        "result they recorded or changed once it was over (403, saying whom it waits for); a result against a "
+        "guest waits for an organiser who did not play. An organiser who did not play may also confirm a "
+        "disputed result. Refused with 400 (field `game`) if the game is not over or already confirmed.",
         request=ls.ConfirmSerializer,
         parameters=[IDEMPOTENCY_KEY],
         responses={200: s.GameDetailSerializer, **WRITE_ERRORS},
@@ -273,7 +275,7 @@ class GameViewSet(viewsets.GenericViewSet):
         # Someone who confirms, but not now: the service names why (not over yet, already confirmed).
         user = request.user
         if not permissions.can_confirm(user, game, club) and not permissions.may_confirm(user, game, club):
-            raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
+            raise PermissionDenied(permissions.confirm_refusal(user, game))
 
         def perform():
             serializer = ls.ConfirmSerializer(data=request.data)

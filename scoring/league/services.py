@@ -12,12 +12,12 @@ import datetime
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from players.models import Club, Membership, Player
-from scoring import notify, services
+from scoring import notify, permissions, services
 from scoring.audit import audit_record
 from scoring.changes import notify_change
 from scoring.engine.bracket import round_name
@@ -385,11 +385,16 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
             raise ValidationError({"game": "The game is not over yet; it can be confirmed when it is."})
         if locked.league_status == LeagueStatus.CONFIRMED:
             raise ValidationError({"game": "This result is already confirmed."})
+        # Who, asked of the locked row: a change of the hands a moment ago is judged as it now is.
+        refusal = confirmed_by is not None and permissions.confirm_refusal(confirmed_by, locked)
+        if refusal:
+            raise PermissionDenied(refusal)
         before = locked.get_league_status_display()
         locked.league_status = LeagueStatus.CONFIRMED
         locked.confirmed_by = confirmed_by
         locked.confirmed_at = timezone.now()
         locked.save(update_fields=["league_status", "confirmed_by", "confirmed_at"])
+        by_a_player = permissions.confirmed_by_a_player(locked)  # the owner alone, playing a guest
         services.standing_lines_write(game=locked)  # the result counts in the standings from now on
         notify_change(game=locked)  # wall screens hear of it when this transaction commits
         audit_record(
@@ -398,7 +403,7 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
             action=FactChange.Action.CONFIRMED,
             what="Result",
             before=before,
-            after=_result_words(locked),
+            after=_result_words(locked) + (" (confirmed by a player of the game)" if by_a_player else ""),
             comment=comment,
         )
     game.league_status, game.confirmed_by, game.confirmed_at = (

@@ -411,6 +411,8 @@ def _game_context(request, game, club, **extra):
         "trail": audit.game_audit_trail(game),
         "can_confirm": permissions.can_confirm(request.user, game, club),
         "can_dispute": permissions.can_dispute(request.user, game, club),
+        "waits_for": permissions.result_waits_for(game),
+        "confirmed_by_a_player": permissions.confirmed_by_a_player(game),
         "manager": clubs.can_manage_club(request.user, club),
         "confirm_form": extra.pop("confirm_form", ConfirmForm()),
         "dispute_form": extra.pop("dispute_form", DisputeForm()),
@@ -448,7 +450,7 @@ def game_confirm(request, pk):
     game, club = _league_game(request, pk)
     # Who confirms is asked here; whether the result can be confirmed now is the service's rule.
     if not permissions.can_confirm(request.user, game, club) and not permissions.may_confirm(request.user, game, club):
-        raise PermissionDenied("Only the other player (or a club admin) confirms this result.")
+        raise PermissionDenied(permissions.confirm_refusal(request.user, game))
     return _game_decision(
         request, game, club, ConfirmForm(request.POST), "confirm_form",
         decide=lambda comment: league.game_confirm(game=game, confirmed_by=request.user, comment=comment),

@@ -87,14 +87,18 @@ def test_the_opponent_confirms_from_the_scoresheet_on_a_phone(new_page, live_ser
     club = clubs.club_create(name="Thursday Gin", owner=director, is_public=False)
     clubs.invitation_accept(invitation=clubs.invitation_create(club=club, created_by=director), user=quinn_account)
     quinn = clubs.player_of(quinn_account)
-    gus = clubs.member_add_guest(club=club, name="Gus", added_by=director).player
+    gus_account = UserFactory(username="gus")
+    clubs.invitation_accept(invitation=clubs.invitation_create(club=club, created_by=director), user=gus_account)
+    gus = clubs.player_of(gus_account)
     spring = league.season_create(club=club, name="Spring", players=[quinn, gus])
-    game = start_and_finish(spring.fixtures.get(), gus, started_by=director)
+    game = start_and_finish(spring.fixtures.get(), gus, started_by=gus_account)  # Gus recorded it
 
     page = new_page(viewport={"width": 390, "height": 844})
     sign_in(page, live_server.url, "quinn")
     page.goto(f"{live_server.url}/games/{game.pk}/")
-    expect(page.locator(".league-status")).to_contain_text("Provisional: waiting for the other player to confirm.")
+    expect(page.locator(".league-status")).to_contain_text(
+        f"Provisional: waiting for {quinn.name} or a club organiser to confirm."
+    )
     expect(page.get_by_text("Dispute the result…")).to_be_visible()
     screenshot(page, "scoresheet-confirm-phone")
     page.get_by_role("button", name="Confirm the result").click()

@@ -95,7 +95,8 @@ def test_a_season_start_to_finish_then_a_knockout_cup(new_page, live_server):
     expect(nina.locator(".messages")).to_contain_text("Result confirmed")
     expect(todo_items(nina, base).filter(has_text="Confirm the result")).to_have_count(0)
 
-    # 2. Nina v director: Nina scores it, the director (playing) disputes it, then settles it as admin.
+    # 2. Nina v director: Nina scores it, the director (playing) disputes it. He played, so he does not
+    # confirm it himself: he corrects the hand as the club's admin, and the result waits for Nina again.
     nina.goto(season_url)
     nina.locator("ul.fixtures.mine").get_by_role(
         "button", name=re.compile(r"^Start (nina v director|director v nina)$")
@@ -107,16 +108,24 @@ def test_a_season_start_to_finish_then_a_knockout_cup(new_page, live_server):
     expect(todo_items(admin, base).filter(has_text="Confirm the result")).to_have_count(1)
     admin.goto(f"{base}/games/{second.pk}/")
     admin.locator("details.dispute summary").click()
-    admin.get_by_label("What is wrong?").fill("I think I had 60 deadwood, not 90")
+    admin.get_by_label("What is wrong?").fill("I think I had 80 deadwood, not 90")
     admin.get_by_role("button", name="Dispute").click()
     expect(admin.locator(".messages")).to_contain_text("disputed")
     expect(todo_items(nina, base).filter(has_text="Disputed")).to_have_count(1)
     expect(todo_items(admin, base).filter(has_text="Disputed")).to_have_count(1)
     screenshot(nina, "season-todo-disputed")
+    admin.goto(f"{base}/games/{second.pk}/")
+    expect(admin.get_by_role("button", name="Confirm the result")).to_have_count(0)
+    admin.get_by_role("link", name="Edit hand 1").click()
+    admin.get_by_label("Other player's deadwood").fill("80")
+    admin.get_by_label("Reason for the correction").fill("Checked the paper sheet: 80, not 90")
+    admin.get_by_role("button", name="Save correction").click()
+    expect(admin.locator(".league-status")).to_contain_text("waiting for nina to confirm")
+    nina.goto(f"{base}/games/{second.pk}/")
+    nina.get_by_role("button", name="Confirm the result").click()
+    expect(nina.locator(".messages")).to_contain_text("Result confirmed")
     admin.goto(f"{base}/clubs/games/{second.pk}/")
-    admin.get_by_label("Comment (optional)").fill("Checked the paper sheet: 90 is right")
-    admin.get_by_role("button", name=re.compile(r"^Confirm")).click()
-    expect(admin.locator("table.audit")).to_contain_text("Checked the paper sheet: 90 is right")
+    expect(admin.locator("table.audit")).to_contain_text("Checked the paper sheet: 80, not 90")
     expect(todo_items(nina, base)).to_have_count(0)  # her fixtures are played and settled
     second.refresh_from_db()
     assert second.league_status == LeagueStatus.CONFIRMED
@@ -175,8 +184,12 @@ def test_a_season_start_to_finish_then_a_knockout_cup(new_page, live_server):
         button.click()
         admin.wait_for_url(re.compile(r"/games/\d+/$"))
         finish_with_gin(admin, winner)
-        admin.get_by_role("button", name="Confirm the result").click()
-        expect(admin.locator(".messages")).to_contain_text("Result confirmed")
+        # The director confirms, but not a result he played against a player with an account: hers.
+        opponents = {one, two} - {"director"} if "director" in (one, two) else set()
+        confirmer = {"pat": pat, "nina": nina}.get(opponents.pop() if opponents else "", admin)
+        confirmer.goto(admin.url)
+        confirmer.get_by_role("button", name="Confirm the result").click()
+        expect(confirmer.locator(".messages")).to_contain_text("Result confirmed")
         winners.append(winner)
         admin.goto(bracket_url)
     assert len(winners) == 4  # five entrants, one game per tie: four games
