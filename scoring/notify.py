@@ -51,7 +51,7 @@ def _game_link(game: Game) -> str:
     return absolute_url(reverse("league:game", args=[game.pk]))
 
 
-# --- a league game is over: the other player is asked to confirm -------------------------------------
+# --- a league game is over: whoever confirms it is asked to -------------------------------------------
 
 
 def game_finished(*, game: Game) -> None:
@@ -64,10 +64,16 @@ def send_game_finished(*, game_id: int) -> int:
     if game is None or not game.over or game.league_status != LeagueStatus.PLAYING:
         return 0  # confirmed, disputed or reopened meanwhile: nothing to ask
     club = game.season.club
+    # The players and the club's organisers: whoever the result waits for (the opponent; an organiser
+    # who did not play when the opponent is a guest), as in their Needs you list.
+    managers = Membership.objects.filter(club=club, role__in=MANAGER_ROLES, player__user__isnull=False)
+    candidates = {player.user_id: (player.user, player.name) for player in (game.player_one, game.player_two)}
+    for membership in managers.select_related("player__user"):
+        candidates.setdefault(membership.player.user_id, (membership.player.user, membership.player.name))
     recipients = [
-        (player.user, player.name)
-        for player in (game.player_one, game.player_two)
-        if player.user is not None and is_asked_to_confirm(player.user, game, club)
+        (user, name)
+        for user_id, (user, name) in candidates.items()
+        if user_id is not None and is_asked_to_confirm(user, game, club)
     ]
     return _send_each(
         recipients,

@@ -87,6 +87,19 @@ def test_a_finished_league_game_emails_the_opponent_once_with_a_link_to_confirm(
     assert reverse("league:game_confirm", args=[game.pk]) in page.content.decode()
 
 
+def test_a_result_against_a_guest_emails_the_organisers_who_did_not_play(
+    mailoutbox, django_capture_on_commit_callbacks
+):
+    cast = with_addresses(make_club())
+    admin = cast.player_of(cast.admin)
+    season = league.season_create(club=cast.club, name="Spring", players=[admin, cast.guest], created_by=cast.owner)
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.admin)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.hand_record(game=game, recorded_by=cast.admin, **gin(admin))
+    assert sent_to(mailoutbox) == [cast.owner.email]  # not the admin, who played it; nobody else confirms it
+    assert link_in(mailoutbox[0]) == SITE + reverse("league:game", args=[game.pk])
+
+
 def test_a_dispute_emails_the_other_player_and_the_clubs_owner_and_admins(
     client, mailoutbox, django_capture_on_commit_callbacks
 ):
