@@ -123,6 +123,24 @@ def test_removing_a_hand_once_over_makes_the_result_wait_for_the_other_player():
     assert permissions.can_confirm(cast.player, game, cast.club)
 
 
+def test_setting_aside_a_version_once_over_is_a_change_too():
+    cast = make_club()
+    pat, admin = cast.player_of(cast.player), cast.player_of(cast.admin)
+    game = duel(cast, pat, admin, winner=pat, started_by=cast.player)
+    league.game_confirm(game=game, confirmed_by=cast.owner)
+    hand = game.hands.get()
+    kept = api(cast.admin).post(
+        f"/api/games/{game.pk}/hands/{hand.pk}/set-aside/",
+        {"ending": "gin", "by": admin.pk, "defender_deadwood": 80},
+        format="json",
+    )
+    assert kept.status_code == 201, kept.content
+    game.refresh_from_db()
+    assert game.league_status == LeagueStatus.PLAYING and game.result_changed_by == cast.admin
+    assert permissions.can_confirm(cast.player, game, cast.club)
+    assert not permissions.can_confirm(cast.admin, game, cast.club)
+
+
 # --- #29 item 2: a club admin who played confirms nothing of their own ---------------------------------
 
 
