@@ -4,6 +4,7 @@ The same rule on the league page, the scoresheet, the API and the "Needs you" li
 """
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -68,6 +69,8 @@ def test_a_player_who_rewrites_the_result_cannot_then_confirm_it():
     game.refresh_from_db()
     assert game.league_status == LeagueStatus.PLAYING and game.confirmed_by is None
     assert game.winner == cast.player_of(dave)
+    with pytest.raises(PermissionDenied):  # the service asks too, of the locked row
+        league.game_confirm(game=game, confirmed_by=dave)
     assert not confirm_button(dave, game)
     sheet = page(carol).get(reverse("game", args=[game.pk])).content.decode()
     assert f"waiting for {cast.player_of(carol).name} or a club organiser to confirm" in sheet
