@@ -199,7 +199,8 @@ def invitation_create(
 ) -> Invitation:
     """A single-use invitation link. With ``player`` (a guest), its holder claims that record.
 
-    With ``email`` the link is also e-mailed there (once the invitation is saved).
+    With ``email`` the link is also e-mailed there (once the invitation is saved), and the account
+    that accepts it gets that address if it has none.
     """
     email = clean_email(email)
     if role not in (Role.ADMIN, Role.PLAYER):
@@ -210,7 +211,7 @@ def invitation_create(
         if not Membership.objects.filter(club=club, player=player).exists():
             raise ValidationError({"player": f"{player.name} is not a member of {club.name}."})
     invitation = Invitation.objects.create(
-        club=club, token=secrets.token_urlsafe(24), role=role, player=player, created_by=created_by
+        club=club, token=secrets.token_urlsafe(24), role=role, player=player, created_by=created_by, email=email
     )
     if email:
         inviter = (created_by.get_full_name() or created_by.get_username()) if created_by else ""
@@ -245,6 +246,8 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
     """Join the club (or claim the guest's record) with ``user``'s account.
 
     Claiming a guest's record replaces the account's own record only if that is nothing but a name.
+    An account without an e-mail address takes the one the invitation was e-mailed to (the account page
+    changes it), so the club's next e-mail reaches the person it invited.
     """
     if not _is_user(user):
         raise ValidationError({"user": "Log in to accept an invitation."})
@@ -280,6 +283,9 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
         if not created and membership.role == Role.PLAYER and invitation.role == Role.ADMIN:
             membership.role = Role.ADMIN
             membership.save(update_fields=["role"])
+        if invitation.email and not user.email:
+            user.email = invitation.email
+            user.save(update_fields=["email"])
         invitation.accepted_by = user
         invitation.accepted_at = timezone.now()
         invitation.save(update_fields=["accepted_by", "accepted_at"])

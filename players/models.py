@@ -100,6 +100,8 @@ class Invitation(models.Model):
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.PLAYER)
     # A guest's record the invitation lets its holder claim (Player.user is set on acceptance).
     player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    # The address the link was e-mailed to: an account that accepts it without an address gets this one.
+    email = models.EmailField(blank=True, default="")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -14,9 +14,10 @@ from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 
-from players.models import Invitation, NotificationPreference
+from players.models import Invitation, Membership, NotificationPreference
 from scoring import services
 from scoring.league import services as league
+from tests.factories import UserFactory
 from tests.league_setup import gin, make_club
 
 pytestmark = pytest.mark.django_db
@@ -257,3 +258,33 @@ def test_an_invitation_made_on_the_club_page_is_emailed_to_the_address_given(
     assert "E-mail it to: Enter a valid email address." in response.content.decode()  # the label, not the name
     assert Invitation.objects.count() == before
     assert len(mailoutbox) == 1
+
+
+def test_an_account_made_from_an_emailed_invitation_gets_that_address_and_can_change_it(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    """Issue 29, item 7: the invited person's next e-mail (a result to confirm, a reminder) reaches them."""
+    UserFactory(username="founder")  # someone can sign in: not the first run
+    cast = make_club()
+    client.force_login(cast.owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("league:invitation_create", args=[cast.club.slug]),
+            {"role": "player", "player": "", "email": "newcomer@example.org"},
+        )
+    path = link_in(mailoutbox[0]).removeprefix(SITE)
+    client.logout()
+    password = "a-long-test-password"
+    response = client.post(
+        reverse("signup"), {"username": "newcomer", "password1": password, "password2": password, "next": path}
+    )
+    assert response.status_code == 302 and response["Location"] == path
+    client.post(path)  # "Accept and join"
+    account = client.get(reverse("account")).content.decode()
+    assert 'value="newcomer@example.org"' in account
+    newcomer = Membership.objects.get(club=cast.club, player__user__username="newcomer").player.user
+    assert newcomer.email == "newcomer@example.org"
+
+    client.post(reverse("account"), {"email_settings": "save", "email": "elsewhere@example.org", "notify": "on"})
+    newcomer.refresh_from_db()
+    assert newcomer.email == "elsewhere@example.org"
