@@ -147,6 +147,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # E-mail a request causes links to the address it came to (players/mail.py).
+    "players.mail.links_from_the_request",
     # Turns a locked-out sign-in into the lockout page (django-axes asks to be last but for the next one).
     "axes.middleware.AxesMiddleware",
     # A lost database connection: 503 with Retry-After (ginleague/errors.py). Sync-only and innermost,
@@ -326,7 +328,6 @@ SPECTACULAR_SETTINGS = {
 }
 
 # E-mail (optional): printed to the console unless EMAIL_HOST names an SMTP server.
-# Links in e-mails start with SITE_URL (the first ALLOWED_HOSTS name over https when served publicly).
 if os.environ.get("EMAIL_HOST"):
     MAILERS = {
         "default": {
@@ -346,9 +347,11 @@ else:
     # E-mail is optional: a public site without EMAIL_HOST logs its e-mail instead of failing `check --deploy`.
     SILENCED_SYSTEM_CHECKS = ["mail.E001"]
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "GinLeague <ginleague@localhost>")
-SITE_URL = os.environ.get("SITE_URL", "").rstrip("/") or (
-    f"https://{ALLOWED_HOSTS[0].lstrip('.')}" if SERVED_PUBLICLY else "http://127.0.0.1:8000"
-)
+# Links in e-mails go to the address the request that caused the e-mail came to (players.mail);
+# without a request (manage.py send_reminders) to SITE_URL. Not set, the reminders guess (the first
+# ALLOWED_HOSTS name over https when served publicly), and `manage.py check` warns if e-mail is sent.
+SITE_URL = os.environ.get("SITE_URL", "").rstrip("/")
+SITE_URL_GUESS = f"https://{ALLOWED_HOSTS[0].lstrip('.')}" if SERVED_PUBLICLY else "http://127.0.0.1:8000"
 
 LOGGING = {
     "version": 1,

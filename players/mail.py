@@ -1,6 +1,8 @@
 """E-mail to people: who wants it, absolute links, and sending after the write commits.
 
-Every e-mail the app sends goes through ``send_after_commit``: it runs once the
+A link in an e-mail goes to the address the request that caused the e-mail came to
+(``links_from_the_request``, a middleware, remembers the request); without a request (the
+daily reminders) to SITE_URL. Every e-mail the app sends goes through ``send_after_commit``: it runs once the
 caller's transaction commits (never if it rolls back), sends one message per
 address (nobody sees another's address), and logs a failure instead of raising,
 so a mail server that is down never breaks or undoes a write.
@@ -8,6 +10,7 @@ so a mail server that is down never breaks or undoes a write.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Callable, Iterable
 
@@ -20,10 +23,33 @@ from players.models import NotificationPreference
 
 logger = logging.getLogger(__name__)
 
+# The request being answered, if any: its e-mail links to where the app was reached (host, port, scheme).
+_current_request: contextvars.ContextVar = contextvars.ContextVar("ginleague_mail_request", default=None)
+
+
+def links_from_the_request(get_response):
+    """Middleware: e-mail caused by this request links to the address the request came to."""
+
+    def middleware(request):
+        token = _current_request.set(request)
+        try:
+            return get_response(request)
+        finally:
+            _current_request.reset(token)
+
+    return middleware
+
 
 def absolute_url(path: str) -> str:
-    """``path`` (from ``reverse``) as a link that works from a mail reader: SITE_URL in front."""
-    return f"{settings.SITE_URL}{path}"
+    """``path`` (from ``reverse``) as a link that works from a mail reader.
+
+    Built from the request that caused the e-mail when there is one; else (``send_reminders``) from
+    SITE_URL, or its guess when it is not set (``manage.py check`` warns when e-mail is sent then).
+    """
+    request = _current_request.get()
+    if request is not None:
+        return request.build_absolute_uri(path)
+    return f"{settings.SITE_URL or settings.SITE_URL_GUESS}{path}"
 
 
 def addresses_of(users: Iterable) -> list[str]:
@@ -66,12 +92,14 @@ def send_now(*, to: Iterable[str], subject: str, template: str, context: dict) -
 def after_commit(action: Callable[[], object], *, what: str) -> None:
     """Run ``action`` (which works out who to tell and sends) once the current transaction commits.
 
-    Called outside a transaction it runs at once. Any error is logged: the write stands.
+    Called outside a transaction it runs at once. Any error is logged: the write stands. It runs in the
+    context it was scheduled in, so its links follow the request that made the change.
     """
+    scheduled_in = contextvars.copy_context()
 
     def run() -> None:
         try:
-            action()
+            scheduled_in.run(action)
         except Exception:
             logger.exception("Could not send the %s e-mail", what)
 

@@ -23,6 +23,7 @@ from tests.league_setup import gin, make_club
 pytestmark = pytest.mark.django_db
 
 SITE = "https://gin.example.org"
+TEST_CLIENT = "http://testserver"
 
 
 @pytest.fixture(autouse=True)
@@ -37,10 +38,10 @@ def with_addresses(cast):
     return cast
 
 
-def link_in(message) -> str:
-    """The one link of this site in an e-mail's text."""
-    account = SITE + reverse("account")  # every e-mail to an account says where to turn them off
-    links = [link for link in re.findall(rf"{re.escape(SITE)}\S*", message.body) if link != account]
+def link_in(message, site=SITE) -> str:
+    """The one link of this site (at ``site``) in an e-mail's text."""
+    account = site + reverse("account")  # every e-mail to an account says where to turn them off
+    links = [link for link in re.findall(rf"{re.escape(site)}\S*", message.body) if link != account]
     assert len(links) == 1, message.body
     return links[0]
 
@@ -245,10 +246,10 @@ def test_an_invitation_made_on_the_club_page_is_emailed_to_the_address_given(
     invitation = Invitation.objects.filter(accepted_at__isnull=True).latest("created_at")
     assert sent_to(mailoutbox) == ["newcomer@example.org"]
     assert cast.club.name in mailoutbox[0].subject
-    link = link_in(mailoutbox[0])
-    assert link == SITE + reverse("league:invitation", args=[invitation.token])
+    link = link_in(mailoutbox[0], site=TEST_CLIENT)  # the address the request came to (the test client's)
+    assert link == TEST_CLIENT + reverse("league:invitation", args=[invitation.token])
     client.logout()
-    assert client.get(link.removeprefix(SITE)).status_code == 200
+    assert client.get(link.removeprefix(TEST_CLIENT)).status_code == 200
 
     # A bad address is refused, naming the field: no invitation, no e-mail.
     client.force_login(cast.owner)
@@ -272,7 +273,7 @@ def test_an_account_made_from_an_emailed_invitation_gets_that_address_and_can_ch
             reverse("league:invitation_create", args=[cast.club.slug]),
             {"role": "player", "player": "", "email": "newcomer@example.org"},
         )
-    path = link_in(mailoutbox[0]).removeprefix(SITE)
+    path = link_in(mailoutbox[0], site=TEST_CLIENT).removeprefix(TEST_CLIENT)
     client.logout()
     password = "a-long-test-password"
     response = client.post(
@@ -288,3 +289,77 @@ def test_an_account_made_from_an_emailed_invitation_gets_that_address_and_can_ch
     client.post(reverse("account"), {"email_settings": "save", "email": "elsewhere@example.org", "notify": "on"})
     newcomer.refresh_from_db()
     assert newcomer.email == "elsewhere@example.org"
+
+
+# --- issue 29, item 6: links work where the app is served ---------------------------------------------
+
+
+def test_links_in_emails_a_request_causes_go_where_that_request_came(
+    client, settings, mailoutbox, django_capture_on_commit_callbacks
+):
+    """The server runs on another port than 8000 and SITE_URL is not set: the links still open the app."""
+    settings.SITE_URL = ""
+    served_at = "http://localhost:8123"
+    cast = with_addresses(make_club())
+    client.force_login(cast.owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("league:invitation_create", args=[cast.club.slug]),
+            {"role": "player", "player": "", "email": "newcomer@example.org"},
+            HTTP_HOST="localhost:8123",
+        )
+    invitation = Invitation.objects.get(email="newcomer@example.org")
+    assert link_in(mailoutbox[0], site=served_at) == served_at + reverse("league:invitation", args=[invitation.token])
+
+    # A hand saved through the API ends a league game: the service e-mails Quinn, linking where Pat's phone is.
+    mailoutbox.clear()
+    season = two_player_season(cast)
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.player)
+    client.force_login(cast.player)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("api:hand-list", kwargs={"game_pk": game.pk}),
+            {"ending": "gin", "by": cast.player_of(cast.player).pk, "defender_deadwood": 90},
+            content_type="application/json",
+            HTTP_HOST="localhost:8123",
+        )
+    assert response.status_code == 201, response.content
+    assert sent_to(mailoutbox) == [cast.rival.email]
+    assert link_in(mailoutbox[0], site=served_at) == served_at + reverse("league:game", args=[game.pk])
+    assert served_at + reverse("account") in mailoutbox[0].body
+    assert "127.0.0.1:8000" not in mailoutbox[0].body
+
+
+def test_reminders_without_a_request_link_to_site_url(settings, mailoutbox):
+    settings.SITE_URL = "https://gin.example.org:8443"
+    cast = with_addresses(make_club())
+    season = two_player_season(cast)
+    league.fixtures_set_due(season=season, round=1, due_on=datetime.date.today())
+    call_command("send_reminders", stdout=io.StringIO())
+    assert len(mailoutbox) == 2
+    for message in mailoutbox:
+        link = link_in(message, site="https://gin.example.org:8443")
+        assert link == "https://gin.example.org:8443" + reverse("league:season", args=[cast.club.slug, season.pk])
+
+
+def checks_about_site_url() -> list:
+    from django.core.checks import run_checks
+
+    return [message for message in run_checks() if message.id == "players.W001"]
+
+
+def test_check_warns_when_email_is_sent_and_site_url_is_not_set(settings):
+    smtp = {"default": {"BACKEND": "django.core.mail.backends.smtp.EmailBackend", "OPTIONS": {"host": "mail"}}}
+    settings.MAILERS = smtp
+    settings.SITE_URL = ""
+    [warning] = checks_about_site_url()
+    assert "SITE_URL is not set" in warning.msg and "send_reminders" in warning.msg
+    out = io.StringIO()
+    call_command("check", stdout=out, stderr=out)
+    assert "players.W001" in out.getvalue()
+
+    settings.SITE_URL = "https://gin.example.org"
+    assert checks_about_site_url() == []
+    settings.SITE_URL = ""
+    settings.MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+    assert checks_about_site_url() == []  # printed to the console: no link leaves the machine
