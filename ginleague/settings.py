@@ -353,9 +353,14 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "GinLeague <ginleague@
 SITE_URL = os.environ.get("SITE_URL", "").rstrip("/")
 SITE_URL_GUESS = f"https://{ALLOWED_HOSTS[0].lstrip('.')}" if SERVED_PUBLICLY else "http://127.0.0.1:8000"
 
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # An expected refusal (403, 404, 409) is one INFO line without a traceback (ginleague/logs.py).
+    "filters": {"expected_refusals": {"()": "ginleague.logs.ExpectedRefusals"}},
+    # The handler's level too: Django's own loggers pass INFO records up to it.
+    "handlers": {"console": {"class": "logging.StreamHandler", "level": LOG_LEVEL}},
+    "loggers": {"django.request": {"filters": ["expected_refusals"]}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
