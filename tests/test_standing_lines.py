@@ -9,7 +9,7 @@ from django.core.management import call_command
 from players import clubs
 from scoring import services
 from scoring.league import services as league
-from scoring.league.standings import season_standings
+from scoring.league.standings import PairResult, Row, rank, season_standings
 from scoring.merge import player_merge
 from scoring.models import Game, LeagueStatus, SeasonFormat, StandingLine, StandingTotal
 from tests.fuzzing import examples
@@ -184,3 +184,50 @@ def test_rebuild_standings_command_writes_the_lines_again(capsys):
     call_command("rebuild_standings")
     assert "2 standings lines written" in capsys.readouterr().out
     assert stored_lines() == maintained
+
+
+# --- issue 29, item 9: each line says what put the player above the next ------------------------------
+
+
+def test_each_standings_line_says_what_put_the_player_above_the_next():
+    rows = [
+        Row(1, "Ann", won=3, net=10),
+        Row(2, "Bob", won=2, net=50),
+        Row(3, "Cy", won=2, net=90),
+        Row(4, "Dee", won=1, net=0),
+        Row(5, "Eve", won=0, net=-70),
+        Row(6, "Fay", won=0, net=-70),
+    ]
+    pairs = [PairResult(2, 3, wins_a=1, wins_b=0, net_a=15)]  # Bob beat Cy
+    ranked = rank(rows, ["wins", "head_to_head", "net"], pairs)
+    assert [(row.name, row.ahead_by_words) for row in ranked] == [
+        ("Ann", "on games won"),  # not what split Bob from Cy below her
+        ("Bob", "on head-to-head"),
+        ("Cy", "on games won"),
+        ("Dee", "on games won"),
+        ("Eve", "level"),  # level with Fay on every criterion: they share 5th
+        ("Fay", ""),  # the last line
+    ]
+    assert [row.ahead_by for row in ranked[:2]] == ["wins", "head_to_head"]
+
+
+def test_head_to_head_among_three_where_two_never_met_is_recomputed_for_the_two_still_level():
+    """The example in docs/league.md: Ann beat Cy by 20, Cy beat Bob by 40, Ann and Bob never met."""
+    rows = [Row(1, "Ann", won=4, net=100), Row(2, "Bob", won=4, net=300), Row(3, "Cy", won=4, net=200)]
+    pairs = [PairResult(1, 3, 1, 0, 20), PairResult(3, 2, 1, 0, 40)]
+    ranked = rank(rows, ["wins", "head_to_head", "net"], pairs)
+    # Among the three: Ann 1 win +20, Cy 1 win -20+40 = +20, Bob 0 wins -40. Ann and Cy still level:
+    # between those two alone, Ann beat Cy. Net points (Bob's 300) never come into it.
+    assert [(row.name, row.position, row.ahead_by_words) for row in ranked] == [
+        ("Ann", 1, "on head-to-head"),
+        ("Cy", 2, "on head-to-head"),
+        ("Bob", 3, ""),
+    ]
+    # Another season: Ann and Cy never met and each beat Bob by 40. Between the two alone nothing
+    # separates them, so the next criterion, net points, does.
+    ranked = rank(rows, ["wins", "head_to_head", "net"], [PairResult(3, 2, 1, 0, 40), PairResult(1, 2, 1, 0, 40)])
+    assert [(row.name, row.ahead_by_words) for row in ranked] == [
+        ("Cy", "on net points"),
+        ("Ann", "on head-to-head"),
+        ("Bob", ""),
+    ]

@@ -204,6 +204,12 @@ class StandingsRowSerializer(serializers.Serializer):
     undercuts_given = serializers.IntegerField()
     undercuts_received = serializers.IntegerField()
     decided_by = serializers.CharField(help_text="The criterion that put this player below the one above.")
+    ahead_by = serializers.CharField(
+        help_text='The criterion that put this player above the next one ("" for the last, or when level with it).'
+    )
+    ahead_by_words = serializers.CharField(
+        help_text='The same in words, as the season page shows it: "on head-to-head", "on net points", "level".'
+    )
 
     @extend_schema_field(PlayerRefSerializer)
     def get_player(self, row) -> dict:

@@ -34,6 +34,16 @@ RANKING_CRITERIA = {
     "fewest_undercuts": "Fewest undercuts received",
 }
 DEFAULT_RANKING = ["wins", "net", "head_to_head"]
+# What a standings line says put the player above the next line ("Ann ... on head-to-head").
+AHEAD_BY_WORDS = {
+    "wins": "on games won",
+    "net": "on net points",
+    "head_to_head": "on head-to-head",
+    "avg_margin": "on average margin",
+    "hands_won": "on hands won",
+    "gins": "on gins",
+    "fewest_undercuts": "on fewer undercuts received",
+}
 
 
 @dataclass
@@ -54,10 +64,17 @@ class Row:
     position: int = 0
     tied: bool = False
     decided_by: str = ""  # the criterion that separated this player from the one above
+    ahead_by: str = ""  # the criterion that put this player above the next line ("" last, or level with it)
+    level_with_next: bool = False  # shares the next line's position: no criterion separates them
 
     @property
     def avg_margin(self) -> float:
         return self.net / self.played if self.played else 0.0
+
+    @property
+    def ahead_by_words(self) -> str:
+        """What put this player above the next line, in words: "on head-to-head", "level", or "" (the last)."""
+        return "level" if self.level_with_next else AHEAD_BY_WORDS.get(self.ahead_by, "")
 
 
 @dataclass(frozen=True)
@@ -111,7 +128,11 @@ def _key(row: Row, criterion: str, h2h: dict[int, tuple[int, int]] | None):
 def _rank_group(
     group: list[Row], criteria: Sequence[str], pairs: dict[tuple[int, int], PairResult]
 ) -> list[list[Row]]:
-    """Split ``group`` into ordered tiers of players the criteria cannot separate."""
+    """Split ``group`` into ordered tiers of players the criteria cannot separate.
+
+    Each row that starts a tier below the group's first gets ``decided_by``: the criterion that put
+    it below the row above (the group's first row keeps what an earlier criterion said of it).
+    """
     if len(group) < 2 or not criteria:
         return [sorted(group, key=lambda row: row.name.lower())]
     criterion, rest = criteria[0], criteria[1:]
@@ -122,13 +143,20 @@ def _rank_group(
     for row in keyed:
         key = _key(row, criterion, h2h)
         if key != previous:
+            if tiers:
+                row.decided_by = criterion
             tiers.append([])
             previous = key
-            row.decided_by = criterion
         tiers[-1].append(row)
     ordered: list[list[Row]] = []
     for tier in tiers:
-        ordered.extend(_rank_group(tier, rest, pairs) if len(tier) > 1 else [tier])
+        if len(tier) == 1:
+            ordered.append(tier)
+        elif criterion == "head_to_head" and len(tier) < len(group):
+            # Fewer players still level: head-to-head again, over the games among them only.
+            ordered.extend(_rank_group(tier, criteria, pairs))
+        else:
+            ordered.extend(_rank_group(tier, rest, pairs))
     return ordered
 
 
@@ -138,6 +166,10 @@ def rank(rows: Sequence[Row], criteria: Sequence[str], pairs: Sequence[PairResul
     Head-to-head is computed among the players tied at that point only (their
     wins in games against each other, then their net points in those games),
     and recomputed for any smaller group still tied after it.
+
+    Each row gets ``decided_by`` (what put it below the row above) and ``ahead_by`` (what put it
+    above the next row; ``level_with_next`` when it shares the next row's position), so the pages
+    and the API say why without working it out again.
     """
     for criterion in criteria:
         if criterion not in RANKING_CRITERIA:
@@ -163,6 +195,9 @@ def rank(rows: Sequence[Row], criteria: Sequence[str], pairs: Sequence[PairResul
             result.append(row)
     if result:
         result[0].decided_by = ""
+    for row, below in zip(result, [*result[1:], None], strict=True):
+        row.level_with_next = below is not None and below.position == row.position
+        row.ahead_by = below.decided_by if below is not None and not row.level_with_next else ""
     return result
 
 

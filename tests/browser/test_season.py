@@ -207,3 +207,39 @@ def test_a_season_start_to_finish_then_a_knockout_cup(new_page, live_server):
     admin.locator("details.season-close summary").click()
     admin.get_by_role("button", name="Close Winter Cup").click()
     expect(admin.locator(".season-closed")).to_contain_text(f"Champion: {winners[-1]}")
+
+
+def test_each_standings_line_says_what_decided_it_against_the_next(page, live_server):
+    """Issue 29, item 9: the season page says why a player is above the next one."""
+    from scoring.league import services as league
+    from tests.league_setup import make_club, start_and_finish
+
+    cast = make_club()
+    pat, quinn, ada = (cast.player_of(user) for user in (cast.player, cast.rival, cast.admin))
+    gus = cast.guest
+    season = league.season_create(
+        club=cast.club, name="Spring", players=[pat, quinn, gus, ada], ranking=["wins", "head_to_head", "net"]
+    )
+
+    def fixture(one, two):
+        return season.fixtures.get(home__in=[one, two], away__in=[one, two])
+
+    # Pat, Quinn and Gus win one game each; among those three only Pat v Gus was played (Pat won it).
+    start_and_finish(fixture(pat, gus), pat, started_by=cast.owner, defender_deadwood=76, confirm_by=cast.owner)
+    start_and_finish(fixture(gus, ada), gus, started_by=cast.owner, defender_deadwood=90, confirm_by=cast.owner)
+    start_and_finish(fixture(quinn, ada), quinn, started_by=cast.owner, defender_deadwood=80, confirm_by=cast.owner)
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/clubs/{cast.club.slug}/seasons/{season.pk}/")
+    standings = page.locator("table.standings")
+    expect(standings.locator("thead")).to_contain_text("Decided by")
+    rows = standings.locator("tbody tr")
+    expect(rows).to_have_count(4)
+    expect(rows.nth(0)).to_contain_text(pat.name)
+    expect(rows.nth(0).locator("td.decided")).to_have_text("on head-to-head")
+    expect(rows.nth(1)).to_contain_text(quinn.name)
+    expect(rows.nth(1).locator("td.decided")).to_have_text("on head-to-head")
+    expect(rows.nth(2)).to_contain_text(gus.name)
+    expect(rows.nth(2).locator("td.decided")).to_have_text("on games won")
+    expect(rows.nth(3).locator("td.decided")).to_have_text("")
+    screenshot(page, "standings-decided-by")
