@@ -16,6 +16,7 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import status
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
@@ -52,6 +53,10 @@ def api_exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is not None and not isinstance(exc, DRFValidationError) and isinstance(response.data, dict):
         detail = response.data.get("detail", "")
+        if isinstance(exc, NotAuthenticated):
+            # Words for people, not DRF's "Authentication credentials were not provided." A phone's queued
+            # hand reads this "Sign in" and waits for its account instead of being refused (static/js/offline.js).
+            detail = "Sign in to do this: nobody is signed in."
         response.data = problem(None, detail)
     return response
 

@@ -11,10 +11,13 @@
  *   expected hand number; the server's answer replaces the local figures. A 409 (another phone recorded that
  *   hand) keeps both versions on the sheet until the players choose one; the other goes to the audit trail.
  * - The waiting page (/waiting/) lists what is queued.
+ * - Signing out (a shared phone): what is waiting is sent first; what cannot be sent is discarded only if the
+ *   person says so; then the phone forgets the account: its kept pages, games' facts and queue. A change waits
+ *   for the account that made it ("Sign in as <name> to send this hand"), never sent under another.
  *
  * IndexedDB "ginleague-offline": `games` {id, game: the API's game detail, seen}, and `queue`
  * {seq, game, op: "add"|"edit"|"remove", number, hand_id, facts, key, state: "waiting"|"conflict"|"refused",
- *  theirs, problem, made}.
+ *  theirs, problem, made, user: the username it was made by}.
  */
 (function () {
   "use strict";
@@ -22,14 +25,25 @@
   var CONF = {
     engine: (script && script.getAttribute("data-engine")) || "/static/js/engine.js",
     sw: (script && script.getAttribute("data-sw")) || "/sw.js",
-    waiting: (script && script.getAttribute("data-waiting")) || "/waiting/"
+    waiting: (script && script.getAttribute("data-waiting")) || "/waiting/",
+    user: (script && script.getAttribute("data-user")) || ""  // who is signed in on this page ("" nobody)
   };
+  var PAGES_CACHE = "ginleague-pages";  // the service worker's kept pages (static/js/sw.js)
+  var sessionEnded = false;  // the server said nobody is signed in, though this page was opened signed in
   var SHEET_PATH = /^\/games\/(\d+)\/$/;
   var ENDING_WORDS = { knock: "Knock", gin: "Gin", big_gin: "Big gin", dead: "Dead hand" };
   var RESULT_WORDS = { knock: "knock", gin: "gin", big_gin: "big gin", undercut: "undercut", dead: "dead hand" };
   var netDown = false;  // a request just got no answer, even if the browser thinks it is online
 
   function offline() { return netDown || navigator.onLine === false; }
+  // The account a waiting change must be sent as, when the page is not signed in as it (else null).
+  function signInNeeded(op) {
+    if (!op || op.state !== "waiting" || !op.user) { return null; }
+    return op.user !== CONF.user || sessionEnded ? op.user : null;
+  }
+  function signInWords(user, count) {
+    return "Sign in as " + user + " to send " + (count > 1 ? "these " + count + " hands" : "this hand");
+  }
   function newKey() {
     if (window.crypto && crypto.randomUUID) { return "offline-" + crypto.randomUUID(); }
     return "offline-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
@@ -305,7 +319,10 @@
           players.forEach(function (p) { cells.push(el("td", { "class": "num run", text: String(running[0][p.id] || 0) })); });
         }
         var what = el("td", { "class": "what" }, [outcomeWords(scored, game), el("span", { "class": "meta", text: factWords(local.facts, game) })]);
-        if (local.op && local.op.state === "waiting") { what.appendChild(el("span", { "class": "unsent-mark", text: "not yet sent" })); }
+        if (local.op && local.op.state === "waiting") {
+          var signIn = signInNeeded(local.op);
+          what.appendChild(el("span", { "class": "unsent-mark", text: signIn ? "not yet sent: " + signInWords(signIn, 1) : "not yet sent" }));
+        }
         if (local.conflict) { what.appendChild(el("span", { "class": "unsent-mark", text: "two versions" })); }
         var row = el("tr", { "class": local.op || local.conflict ? "unsent" : "", "data-number": String(local.number) },
           [el("td", { "class": "num", text: String(local.number) }), what,
@@ -346,9 +363,10 @@
       var head = sheet.querySelector(".sheet-head");
       head.parentNode.insertBefore(note, head.nextSibling);
     }
+    var blockedBy = state.ops.map(signInNeeded).filter(Boolean);
     note.hidden = unsent === 0;
-    note.textContent = unsent ? unsent + " change" + (unsent === 1 ? "" : "s") +
-      " not yet sent: scored on this phone, sent when the network is back." : "";
+    note.textContent = !unsent ? "" : blockedBy.length ? signInWords(blockedBy[0], blockedBy.length) + ": scored on this phone, sent once " + blockedBy[0] + " is signed in." :
+      unsent + " change" + (unsent === 1 ? "" : "s") + " not yet sent: scored on this phone, sent when the network is back.";
     drawConflicts(state);
   }
 
@@ -432,7 +450,7 @@
       var writes = [];
       var trial = ops.slice();
       if (change.op === "add") {
-        var add = { game: gameId, op: "add", number: hands.length + 1, facts: change.facts, key: newKey(), state: "waiting", made: Date.now() };
+        var add = { game: gameId, op: "add", number: hands.length + 1, facts: change.facts, key: newKey(), state: "waiting", made: Date.now(), user: CONF.user };
         trial.push(add);
         writes.push(function () { return addOp(add); });
       } else {
@@ -445,7 +463,7 @@
             trial = trial.map(function (op) { return op.seq === pending.seq ? updated : op; });
             writes.push(function () { return putOp(updated); });
           } else {
-            var edit = { game: gameId, op: "edit", number: change.number, hand_id: target.id, facts: change.facts, key: newKey(), state: "waiting", made: Date.now() };
+            var edit = { game: gameId, op: "edit", number: change.number, hand_id: target.id, facts: change.facts, key: newKey(), state: "waiting", made: Date.now(), user: CONF.user };
             trial.push(edit);
             writes.push(function () { return addOp(edit); });
           }
@@ -459,7 +477,7 @@
               trial = trial.filter(function (op) { return op.seq !== pending.seq; });
               writes.push(function () { return dropOp(pending.seq); });
             }
-            var remove = { game: gameId, op: "remove", number: change.number, hand_id: target.id, facts: target.facts, key: newKey(), state: "waiting", made: Date.now() };
+            var remove = { game: gameId, op: "remove", number: change.number, hand_id: target.id, facts: target.facts, key: newKey(), state: "waiting", made: Date.now(), user: CONF.user };
             trial.push(remove);
             writes.push(function () { return addOp(remove); });
           }
@@ -543,6 +561,63 @@
     }
   }, true);
 
+  // ---- signing out: the phone forgets the account ----------------------------------------------------
+  // What this phone kept for the account: the pages the worker keeps (and the shell's copy of the waiting
+  // page, fetched signed in), the games' facts and the queue. The next person opening them offline sees none.
+  function forgetThisPhone() {
+    var work = [
+      tx("queue", "readwrite", function (store) { return store.clear(); }),
+      tx("games", "readwrite", function (store) { return store.clear(); })
+    ];
+    if (window.caches) {
+      work.push(caches.keys().then(function (names) {
+        return Promise.all(names.map(function (name) {
+          if (name === PAGES_CACHE) { return caches["delete"](name); }
+          if (name.indexOf("ginleague-") !== 0) { return null; }
+          return caches.open(name).then(function (cache) { return cache["delete"](CONF.waiting); });
+        }));
+      }));
+    }
+    try {
+      sessionStorage.removeItem("ginleague-waiting-kept");
+      Object.keys(localStorage).forEach(function (key) { if (key.indexOf("ginleague") === 0) { localStorage.removeItem(key); } });
+    } catch (error) { /* storage switched off: nothing kept there */ }
+    return Promise.all(work);
+  }
+
+  // Send what waits first; what still cannot be sent is discarded only if the person says so.
+  function signOut(form) {
+    function leave() {
+      return forgetThisPhone().catch(function () { return null; }).then(function () {
+        form.setAttribute("data-forgotten", "1");
+        form.submit();
+      });
+    }
+    if (navigator.onLine === false) {
+      window.alert("Signing out needs the network: try again when this phone is online.");
+      return Promise.resolve();
+    }
+    return sync().catch(function () { return false; }).then(allOps).then(function (ops) {
+      if (!ops.length) { return leave(); }
+      var count = ops.length;
+      var hands = count === 1 ? "1 hand scored on this phone is" : count + " hands scored on this phone are";
+      var question = hands + " waiting to be sent (the server did not take " + (count === 1 ? "it" : "them") + " yet).\n\n" +
+        "OK: discard " + (count === 1 ? "it" : "them") + " and sign out.\n" +
+        "Cancel: stay signed in; " + (count === 1 ? "it is" : "they are") + " sent when the server answers (see Waiting to be sent).";
+      if (window.confirm(question)) { return leave(); }
+      badge();
+      return null;
+    }, function () { return leave(); });
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form || !form.classList || !form.classList.contains("sign-out") || form.getAttribute("data-forgotten")) { return; }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    signOut(form);
+  }, true);
+
   // Without a network htmx's requests (previews, counts) cannot be answered: do not send them.
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (navigator.onLine === false) { event.preventDefault(); }
@@ -619,6 +694,11 @@
         return chain.then(function () {
           if (op.state !== "waiting" || blocked[op.game]) { blocked[op.game] = true; return null; }
           if (op.op !== "create" && isLocal(op.game)) { blocked[op.game] = true; return null; }
+          if (sessionEnded || (op.user && op.user !== CONF.user)) {  // sent as the account that made it, or not at all
+            blocked[op.game] = true;
+            changed[op.game] = true;
+            return null;
+          }
           return send(op).then(function (outcome) {
             changed[op.game] = true;
             if (op.op === "create" && outcome === "sent") { created = true; }
@@ -715,6 +795,13 @@
         return chain.then(function () { return dropOp(op.seq); }).then(function () { return "sent"; });
       }
       if (answer.status === 409 && op.op === "add") { return conflict(op); }
+      if (answer.status === 401 || (answer.status === 403 && answer.data && /^Sign in/.test(answer.data.message || ""))) {
+        // Nobody is signed in any more (the session ended): it waits for its account, it is not refused.
+        sessionEnded = true;
+        if (op.user) { return "sign in"; }
+        op.user = CONF.user;
+        return putOp(op).then(function () { return "sign in"; });
+      }
       if (answer.status >= 500 || answer.status === 429) { throw new Error("server busy"); }
       op.state = "refused";
       op.problem = (answer.data && (answer.data.message || answer.data.detail)) || ("The server refused it (" + answer.status + ").");
@@ -808,7 +895,7 @@
       };
       return putGame(game).then(function () {
         return addOp({ game: id, op: "create", number: 0, facts: { player_one: one, player_two: two, first_dealer: dealer, rules: rules },
-          key: newKey(), state: "waiting", made: Date.now() });
+          key: newKey(), state: "waiting", made: Date.now(), user: CONF.user });
       }).then(function () { location.assign(CONF.waiting + "#" + id); });
     }, function (error) { refuse(error.message); });
   }
@@ -899,7 +986,9 @@
               op.op === "add" ? "Hand " + op.number + ": " + (game ? factWords(op.facts, game) : op.facts.ending)
               : op.op === "edit" ? "Correction of hand " + op.number + ": " + (game ? factWords(op.facts, game) : "")
               : "Undo hand " + op.number;
-            var state = op.state === "waiting" ? "not yet sent" : op.state === "conflict" ? "two versions: choose on the sheet" : "refused: " + (op.problem || "");
+            var signIn = signInNeeded(op);
+            var state = signIn ? signInWords(signIn, 1) : op.state === "waiting" ? "not yet sent" :
+              op.state === "conflict" ? "two versions: choose on the sheet" : "refused: " + (op.problem || "");
             return el("li", {}, [what + " ", el("span", { "class": "unsent-mark", text: state })]);
           });
           list.appendChild(el("section", { "class": "waiting-game" }, [
