@@ -209,15 +209,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # Sign-in lockout (django-axes), on the sign-in form and the admin login alike: after
-# AXES_FAILURE_LIMIT wrong passwords for one account, or from one address, that account or
-# address is refused for AXES_COOLOFF_MINUTES (README: "Sign-in lockout" says how to unlock).
+# AXES_FAILURE_LIMIT wrong passwords for one account (from anywhere, or from one address), or
+# AXES_ADDRESS_FAILURE_LIMIT from one address across all accounts, signing in is refused for
+# AXES_COOLOFF_MINUTES (README: "Sign-in lockout" says how to unlock). players/lockout.py counts the address.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "players.lockout.AccountLockoutHandler"
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "10"))
+AXES_ADDRESS_FAILURE_LIMIT = int(os.environ.get("AXES_ADDRESS_FAILURE_LIMIT", "100"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks: per account and per address
+# The account, and the account at one address. These are also what a successful sign-in clears: only
+# that account's failures, never the address's guesses at other accounts (which would let an attacker
+# reset their count by signing in to an account of their own).
+AXES_LOCKOUT_PARAMETERS = ["username", ["username", "ip_address"]]
 AXES_LOCKOUT_CALLABLE = "players.lockout.lockout_response"
 AXES_RESET_ON_SUCCESS = True
 # Behind NUM_PROXIES proxies that set X-Forwarded-For the caller's address is read from it (as for the API).

@@ -76,12 +76,50 @@ def test_the_lock_is_per_account_from_any_address(client, ann):
     assert sign_in(client, url, "ann", PASSWORD, address="192.0.2.99").status_code == 429
 
 
-def test_the_lock_is_per_address_across_accounts(client, ann):
+def test_the_lock_is_per_address_across_accounts_at_its_own_higher_limit(client, ann, settings):
     url = reverse("login")
-    for n in range(50):
+    for n in range(settings.AXES_ADDRESS_FAILURE_LIMIT):
         sign_in(client, url, f"someone-{n}", "guess", address="203.0.113.66")
     assert sign_in(client, url, "ann", PASSWORD, address="203.0.113.66").status_code == 429
     assert sign_in(client, url, "ann", PASSWORD, address="192.0.2.1").status_code == 302
+
+
+def test_signing_in_to_ones_own_account_does_not_reset_the_guesses_at_another(client, ann, settings):
+    """The attack of #30: with sign-up open, guess 9 of the victim's passwords, sign in as yourself, repeat."""
+    UserFactory(username="mallory", password=PASSWORD)
+    url = reverse("login")
+    limit = settings.AXES_FAILURE_LIMIT
+    guesses = iter(range(1000))
+    for _ in range(limit - 1):
+        assert sign_in(client, url, "ann", f"guess-{next(guesses)}").status_code == 200
+    assert sign_in(client, url, "mallory", PASSWORD).status_code == 302  # the attacker's own account
+    client.logout()
+    assert sign_in(client, url, "ann", f"guess-{next(guesses)}").status_code == 429  # the account's limit
+    assert sign_in(client, url, "ann", PASSWORD).status_code == 429  # the right password is refused too
+    assert not signed_in(client)
+
+
+def test_a_club_on_one_address_is_not_locked_out_by_a_few_typos(client, settings):
+    members = [UserFactory(username=f"member-{n}", password=PASSWORD) for n in range(30)]
+    url = reverse("login")
+    for member in members:  # one typo each, then the right password, from the club's one address
+        assert sign_in(client, url, member.username, "typo", address="198.51.100.20").status_code == 200
+        assert sign_in(client, url, member.username, PASSWORD, address="198.51.100.20").status_code == 302
+        client.logout()
+    for member in members:  # 30 typos from that address still stay under its limit
+        assert sign_in(client, url, member.username, "typo", address="198.51.100.20").status_code == 200
+    assert sign_in(client, url, "member-0", PASSWORD, address="198.51.100.20").status_code == 302
+
+
+def test_a_successful_sign_in_clears_that_accounts_own_failures(client, ann, settings):
+    url = reverse("login")
+    for n in range(settings.AXES_FAILURE_LIMIT - 1):
+        sign_in(client, url, "ann", f"guess-{n}")
+    assert sign_in(client, url, "ann", PASSWORD).status_code == 302
+    client.logout()
+    for n in range(settings.AXES_FAILURE_LIMIT - 1):  # her own typos start counting again from nothing
+        assert sign_in(client, url, "ann", f"guess-{n}").status_code == 200
+    assert sign_in(client, url, "ann", PASSWORD).status_code == 302
 
 
 def test_an_owner_unlocks_an_account_with_the_management_command(client, ann):
@@ -135,3 +173,11 @@ def test_the_documented_default_rates(settings):
     assert settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] == {
         "anon": "120/minute", "user": "600/minute", "token": "20/hour",
     }  # fmt: skip
+
+
+def test_the_readme_states_the_lockout_limits_in_force(settings):
+    readme = (settings.BASE_DIR / "README.md").read_text()
+    section = readme[readme.index("### Sign-in lockout") : readme.index("### Rate limits")]
+    assert f"`AXES_FAILURE_LIMIT` ({settings.AXES_FAILURE_LIMIT}) for one" in section
+    assert f"`AXES_ADDRESS_FAILURE_LIMIT` ({settings.AXES_ADDRESS_FAILURE_LIMIT}) from one address" in section
+    assert "clears that account's own failures only" in section
