@@ -306,7 +306,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "scoring.api.common.api_exception_handler",
     # JSON only (the record import alone also takes a file upload): a generated client sends what the schema says.
     "DEFAULT_PARSER_CLASSES": ["scoring.api.parsers.JSONParser"],
-    # Per client: anonymous by address, signed-in by account; `token` is POST/DELETE /api/token/.
+    # Per client: anonymous by address, signed-in by account; `token` is POST/DELETE /api/token/ and the
+    # account page's token buttons together (players.tokens.TokenThrottle).
     "DEFAULT_THROTTLE_CLASSES": [
         "scoring.api.throttles.AnonThrottle",
         "scoring.api.throttles.UserThrottle",

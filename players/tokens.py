@@ -1,16 +1,18 @@
 """API tokens for scripts: each user has at most one, created and revoked by themself.
 
 Used by the API (POST/DELETE /api/token/, and ``TokenAuthentication`` on every request that
-sends one) and by the profile page.
+sends one) and by the profile page. Both doors share one rate limit (``TokenThrottle``).
 """
 
 from functools import cache
+from math import ceil
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext_lazy as _
-from rest_framework import authentication, exceptions
+from rest_framework import authentication, exceptions, throttling
 from rest_framework.authtoken.models import Token
+from rest_framework.settings import api_settings
 
 
 def token_create(*, user) -> Token:
@@ -41,6 +43,31 @@ def token_for(*, user) -> Token | None:
     if user is None or not user.is_authenticated:
         return None
     return Token.objects.filter(user=user).first()
+
+
+class TokenThrottle(throttling.SimpleRateThrottle):
+    """Creating, replacing and revoking API tokens: one count per account for the API and the account page.
+
+    The rate is REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["token"], read on every request (README: "Rate limits").
+    """
+
+    scope = "token"
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view):
+        ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+def token_change_refused(request) -> str | None:
+    """Why this request may not create or revoke a token now (the shared limit is reached), else None (and counted)."""
+    throttle = TokenThrottle()
+    if throttle.allow_request(request, None):
+        return None
+    minutes = max(1, ceil((throttle.wait() or 0) / 60))
+    return f"Too many API token changes: try again in {minutes} minute{'s' if minutes != 1 else ''}."
 
 
 class TokenAuthentication(authentication.TokenAuthentication):

@@ -16,7 +16,7 @@ from players.forms import EmailSettingsForm, SignUpForm, SiteSettingsForm
 from players.mail import wants_email
 from players.models import Invitation, Player, SiteSettings
 from players.services import account_email_set
-from players.tokens import token_create, token_for, token_revoke
+from players.tokens import token_change_refused, token_create, token_for, token_revoke
 
 
 def no_one_can_sign_in() -> bool:
@@ -143,9 +143,14 @@ def account(request):
             return redirect("account")
     else:
         email_form = EmailSettingsForm(initial={"email": request.user.email, "notify": wants_email(request.user)})
+    status = 200
     if request.method == "POST" and "email_settings" not in request.POST:
         action = request.POST.get("token")
-        if action == "create":
+        refusal = token_change_refused(request) if action in ("create", "revoke") else None
+        if refusal:  # the same limit as POST/DELETE /api/token/
+            messages.error(request, refusal)
+            status = 429
+        elif action == "create":
             token_create(user=request.user)
             messages.success(request, "New API token created; any older token has stopped working.")
         elif action == "revoke":
@@ -153,10 +158,11 @@ def account(request):
             messages.success(request, "API token revoked." if revoked else "You had no API token.")
         else:
             messages.error(request, "Choose to create or revoke the API token.")
-        return redirect("account")
+        if status == 200:
+            return redirect("account")
     context = {
         "token": token_for(user=request.user),
         "player": Player.objects.filter(user=request.user).first(),
         "email_form": email_form,
     }
-    return render(request, "players/account.html", context)
+    return render(request, "players/account.html", context, status=status)

@@ -92,13 +92,15 @@ ROLES = [None, "outsider", "participant", "creator", "staff"]
 EDITORS = {"participant", "creator", "staff"}
 
 
-def expected(rule, role):
+def expected(rule, role, auth):
     if rule == "read":
         return 200
     if role is None:
         return 403
     if rule == "signed_in":
         return "ok"
+    if rule == "session":  # a token may not mint, replace or revoke a token
+        return "ok" if auth == "session" else 403
     if rule == "edit":
         return "ok" if role in EDITORS else 403
     if rule == "delete":
@@ -147,8 +149,8 @@ def endpoints(game, people):
         ),
         ("hand delete", "delete", f"/api/games/{game.pk}/hands/{hand.pk}/", None, "edit", 200),
         ("game delete", "delete", f"/api/games/{game.pk}/", None, "delete", 204),
-        ("token create", "post", "/api/token/", None, "signed_in", 201),
-        ("token revoke", "delete", "/api/token/", None, "signed_in", 204),
+        ("token create", "post", "/api/token/", None, "session", 201),
+        ("token revoke", "delete", "/api/token/", None, "session", 204),
     ]
 
 
@@ -183,7 +185,7 @@ def check_permission(endpoint, role, auth, game, people):
     hands_before = list(Hand.objects.filter(game=game).values_list("number", "defender_deadwood"))
     games_before = Game.objects.count()
     response = getattr(client, method)(path, body, format="json") if body is not None else getattr(client, method)(path)
-    want = expected(rule, role)
+    want = expected(rule, role, auth)
     assert response.status_code == (success if want == "ok" else want), response.content
     if response.status_code == 403:
         problem = response.json()
@@ -232,7 +234,7 @@ def test_token_write_needs_no_csrf(game, people):
 
 def test_revoked_or_wrong_token_is_refused(game, people):
     client = client_for("creator", people, "token")
-    assert client.delete("/api/token/").status_code == 204
+    assert client_for("creator", people, "session").delete("/api/token/").status_code == 204  # revoked by its owner
     assert not Token.objects.filter(user=people["creator"]).exists()
     response = client.post(f"/api/games/{game.pk}/hands/", {**KNOCK, "by": people["ann"].pk}, format="json")
     assert response.status_code in (401, 403)
@@ -258,6 +260,27 @@ def test_a_token_acts_as_its_own_account_and_only_while_that_account_is_active(g
     wrong.credentials(HTTP_AUTHORIZATION="Token abc\x00def")
     assert wrong.get(f"/api/games/{game.pk}/").json()["message"] == "Invalid token."
     assert game.hands.count() == 2
+
+
+def test_a_token_cannot_create_replace_or_revoke_a_token(people):
+    """A leaked token must not let its holder replace it (cutting the owner's scripts off) or mint another."""
+    client = client_for("outsider", people, "token")
+    key = Token.objects.get(user=people["outsider"]).key
+    for method in ("post", "delete"):
+        refused = getattr(client, method)("/api/token/")
+        assert refused.status_code == 403
+        assert "An API token cannot create, replace or revoke a token" in refused.json()["message"]
+    assert Token.objects.get(user=people["outsider"]).key == key  # still the owner's, still working
+    assert client.get("/api/games/").status_code == 200
+
+
+def test_a_session_needs_its_csrf_token_to_create_a_token(people):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(people["outsider"])
+    refused = client.post("/api/token/")
+    assert refused.status_code == 403 and "CSRF" in refused.json()["message"]
+    assert not Token.objects.filter(user=people["outsider"]).exists()
+    assert client_for("outsider", people, "session").post("/api/token/").status_code == 201
 
 
 def test_new_token_replaces_the_old_one(people):

@@ -17,7 +17,7 @@ from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError, PermissionDenied, ValidationError
-from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -47,7 +47,7 @@ from scoring.api.common import (
 )
 from scoring.api.filters import GameFilter, PlayerFilter
 from scoring.api.idempotency import HEADER, idempotent, key_problem
-from scoring.api.permissions import CanEditGame, can_delete_game, visible_game_q
+from scoring.api.permissions import CanEditGame, SignedInSession, can_delete_game, visible_game_q
 from scoring.api.throttles import TokenThrottle, UserThrottle
 from scoring.engine.record import RecordError, parse_record
 from scoring.league import services as league
@@ -501,15 +501,16 @@ class HandSetAsideView(_HandViewBase):
 
 
 class TokenView(APIView):
-    permission_classes = [IsAuthenticated]
-    # A session, not a password, opens this door; the token scope still caps how often keys are minted.
+    # A signed-in session opens this door: not a password, and not a token; the token scope
+    # still caps how often keys are minted (shared with the account page).
+    permission_classes = [SignedInSession]
     throttle_classes = [UserThrottle, TokenThrottle]
-    throttle_scope = "token"
 
     @extend_schema(
         summary="Create an API token for the signed-in user",
         description="Replaces any token the user had (the old one stops working). Send it as "
-        "`Authorization: Token <token>`.",
+        "`Authorization: Token <token>`. Needs a signed-in session with its CSRF token: a request "
+        "authenticated by a token is refused with 403.",
         request=None,
         responses={201: s.TokenSerializer, 403: FORBIDDEN},
     )
@@ -517,7 +518,11 @@ class TokenView(APIView):
         token = token_create(user=request.user)
         return Response({"token": token.key, "created": token.created}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(summary="Revoke the signed-in user's API token", responses={204: None, 403: FORBIDDEN})
+    @extend_schema(
+        summary="Revoke the signed-in user's API token",
+        description="Needs a signed-in session with its CSRF token, like creating one.",
+        responses={204: None, 403: FORBIDDEN},
+    )
     def delete(self, request):
         token_revoke(user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

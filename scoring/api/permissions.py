@@ -4,7 +4,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from scoring.permissions import can_edit_game, can_view_game, edit_refusal, visible_club_q, visible_game_q
 
-__all__ = ["CanEditGame", "can_delete_game", "can_view_game", "visible_club_q", "visible_game_q"]
+__all__ = ["SignedInSession", "CanEditGame", "can_delete_game", "can_view_game", "visible_club_q", "visible_game_q"]
 
 
 def can_delete_game(user, game) -> bool:
@@ -13,6 +13,21 @@ def can_delete_game(user, game) -> bool:
     if user is None or not user.is_authenticated or not can_edit_game(user, game):
         return False
     return bool(user.is_staff or user.is_superuser or (game.created_by_id and game.created_by_id == user.pk))
+
+
+class SignedInSession(BasePermission):
+    """A signed-in session (whose writes DRF's session authentication checks for CSRF), not an API token.
+
+    Whoever holds a leaked token must not be able to replace it and cut its owner's scripts off.
+    """
+
+    message = (
+        "An API token cannot create, replace or revoke a token: sign in on the site and use its session "
+        "(with the CSRF token), or the account page."
+    )
+
+    def has_permission(self, request, view) -> bool:
+        return bool(request.user and request.user.is_authenticated and request.auth is None)
 
 
 class CanEditGame(BasePermission):
