@@ -8,7 +8,13 @@ PORT ?= 8000
 # The ASGI app under uvicorn: wall screens' live streams (SSE) need it (runserver's WSGI
 # holds a thread per open screen and sends nothing). Static files: whitenoise's middleware.
 # A short graceful shutdown: open wall screens never keep Ctrl-C waiting.
-SERVE := $(VENV)/bin/uvicorn ginleague.asgi:application --lifespan off --timeout-graceful-shutdown 2
+# X-Forwarded-For/-Proto are believed only when told there is a proxy in front (uvicorn's own default
+# believes any caller at 127.0.0.1, who could then pick a new address for every request): NUM_PROXIES
+# (the proxy on this machine) or FORWARDED_ALLOW_IPS (the proxies' addresses) turns them on.
+LOCAL_PROXY := 127.0.0.1,::1
+PROXY_HEADERS = $(if $(filter-out 0,$(NUM_PROXIES))$(FORWARDED_ALLOW_IPS),--proxy-headers \
+  --forwarded-allow-ips '$(or $(FORWARDED_ALLOW_IPS),$(LOCAL_PROXY))',--no-proxy-headers)
+SERVE = $(VENV)/bin/uvicorn ginleague.asgi:application --lifespan off --timeout-graceful-shutdown 2 $(PROXY_HEADERS)
 
 # The first interpreter that is Python >= 3.12: python3.13, python3.12, python3,
 # then any pyenv-installed version (pyenv shims fail unless selected, so each

@@ -318,7 +318,8 @@ REST_FRAMEWORK = {
         "token": os.environ.get("API_THROTTLE_TOKEN", "20/hour"),
     },
     # Behind a proxy: how many set X-Forwarded-For, so the throttles see the caller's address, not the proxy's.
-    "NUM_PROXIES": NUM_PROXIES,
+    # 0 without one: DRF's None would take X-Forwarded-For from any caller, who could then pick a new address.
+    "NUM_PROXIES": NUM_PROXIES or 0,
 }
 
 SPECTACULAR_SETTINGS = {

@@ -77,3 +77,49 @@ def test_with_debug_off_and_nothing_set_the_app_serves_plain_http_on_this_machin
 def test_a_real_host_name_turns_on_the_production_defaults():
     assert show("(settings.SECURE_SSL_REDIRECT, settings.SESSION_COOKIE_SECURE)", env=PRODUCTION) == "(True, True)"
     assert show("settings.WHITENOISE_USE_FINDERS", env=PRODUCTION) == "False"
+
+
+def address_seen_under_make_run(env: dict) -> str:
+    """The client address the app is given under `make run`'s uvicorn, for a caller at 127.0.0.1 claiming another."""
+    import asyncio
+    import shlex
+
+    from uvicorn import Config
+    from uvicorn.main import main as uvicorn_command
+
+    dropped = ("NUM_PROXIES", "FORWARDED_ALLOW_IPS")
+    clean = {key: value for key, value in os.environ.items() if key not in dropped}
+    plan = subprocess.run(["make", "-n", "run"], cwd=ROOT, env={**clean, **env}, capture_output=True, text=True)
+    serve = next(line for line in plan.stdout.splitlines() if "bin/uvicorn " in line)
+    options = uvicorn_command.make_context("uvicorn", shlex.split(serve)[1:]).params
+    seen = []
+
+    async def app(scope, receive, send):
+        seen.append(scope["client"][0])
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    config = Config(app, proxy_headers=options["proxy_headers"], forwarded_allow_ips=options["forwarded_allow_ips"])
+    config.load()
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+        "path": "/", "raw_path": b"/", "query_string": b"", "root_path": "", "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 40000),
+        "headers": [(b"host", b"127.0.0.1:8000"), (b"x-forwarded-for", b"198.51.100.7")],
+    }  # fmt: skip
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        pass
+
+    asyncio.run(config.loaded_app(scope, receive, send))
+    return seen[0]
+
+
+def test_make_run_believes_forwarded_headers_only_when_told_there_is_a_proxy():
+    assert address_seen_under_make_run({}) == "127.0.0.1"  # a local caller cannot pick its address
+    assert address_seen_under_make_run({"NUM_PROXIES": "0"}) == "127.0.0.1"
+    assert address_seen_under_make_run({"NUM_PROXIES": "1"}) == "198.51.100.7"  # the proxy's word is taken
+    assert address_seen_under_make_run({"FORWARDED_ALLOW_IPS": "10.0.0.2"}) == "127.0.0.1"  # not that proxy

@@ -181,3 +181,17 @@ def test_the_readme_states_the_lockout_limits_in_force(settings):
     assert f"`AXES_FAILURE_LIMIT` ({settings.AXES_FAILURE_LIMIT}) for one" in section
     assert f"`AXES_ADDRESS_FAILURE_LIMIT` ({settings.AXES_ADDRESS_FAILURE_LIMIT}) from one address" in section
     assert "clears that account's own failures only" in section
+
+
+def test_a_caller_cannot_pick_its_address_with_x_forwarded_for_when_no_proxy_is_configured(client, ann, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "5/minute"}}
+    api = APIClient()
+    answers = [
+        api.get("/api/players/", REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=f"198.51.100.{n}").status_code
+        for n in range(7)
+    ]
+    assert answers == [200] * 5 + [429] * 2  # one caller, one count, whatever it claims
+    for n in range(settings.AXES_ADDRESS_FAILURE_LIMIT):
+        client.post(reverse("login"), {"username": f"someone-{n}", "password": "guess"},
+                    REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=f"198.51.100.{n % 250}")  # fmt: skip
+    assert sign_in(client, reverse("login"), "ann", PASSWORD, address="127.0.0.1").status_code == 429
