@@ -66,9 +66,9 @@ def _message(exception, status: int) -> str:
     return MESSAGES[status]
 
 
-def _answer(request, status: int, message: str) -> HttpResponse:
+def _answer(request, status: int, message: str, field: str | None = None) -> HttpResponse:
     if _is_api(request):
-        return JsonResponse(problem(None, message), status=status)
+        return JsonResponse(problem(field, message), status=status)
     heading, advice = PAGES[status]
     return render(request, "errors/page.html", {"heading": heading, "message": message, "advice": advice},
                   status=status)
@@ -101,6 +101,25 @@ def permission_denied(request, exception=None):
 def page_not_found(request, exception=None):
     # Only our own Http404 messages are shown; the resolver's carries the URL patterns (a dict).
     return _answer(request, 404, _message(exception, 404))
+
+
+def refuse_nul_characters(get_response):
+    """A NUL character in the path (404) or in a query parameter (400, naming it), answered before any view.
+
+    No real address or query holds one, and every look-up would trip on it: PostgreSQL refuses it in a
+    parameter (a 500: a DataError on an invitation token), the file system in a static file's name.
+    """
+
+    def middleware(request):
+        if "\x00" in request.path:
+            return _answer(request, 404, MESSAGES[404])
+        for name, values in request.GET.lists():
+            if "\x00" in name or any("\x00" in value for value in values):
+                shown = name.replace("\x00", "\\u0000")
+                return _answer(request, 400, f"The query parameter {shown!r} may not contain the NUL character.", shown)
+        return get_response(request)
+
+    return middleware
 
 
 # PostgreSQL error classes a retry can cure: connection exceptions (08), transaction rollbacks such

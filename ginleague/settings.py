@@ -146,6 +146,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # A NUL in the path or query: 404/400 before any view looks anything up (an error page in the site's layout).
+    "ginleague.errors.refuse_nul_characters",
     "django_htmx.middleware.HtmxMiddleware",
     # E-mail a request causes links to the address it came to (players/mail.py).
     "players.mail.links_from_the_request",

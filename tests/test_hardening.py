@@ -298,3 +298,159 @@ def test_only_errors_a_retry_cures_answer_503():
     assert is_connection_lost(InterfaceError("connection already closed"))
     assert not is_connection_lost(wrapped(sqlite3.OperationalError("no such table: scoring_standingtotal")))
     assert not is_connection_lost(ValueError("not a database error"))
+
+
+# --- NUL characters in addresses ---------------------------------------------------------------------------
+
+STRING_CONVERTERS = {"str", "slug", "path"}
+
+
+def routes_taking_text() -> list[tuple[str, list[str]]]:
+    """Every URL pattern (walking the includes) as a route, and the names of its text-taking parts."""
+    import re
+
+    from django.urls import URLPattern, URLResolver, get_resolver
+    from django.urls.resolvers import RoutePattern
+
+    found = []
+
+    def walk(patterns, prefix: str):
+        for entry in patterns:
+            if not isinstance(entry.pattern, RoutePattern):
+                continue  # the admin's regex routes take no free text that reaches the database
+            route = prefix + str(entry.pattern)
+            if isinstance(entry, URLResolver):
+                walk(entry.url_patterns, route)
+            elif isinstance(entry, URLPattern):
+                texts = [name for kind, name in re.findall(r"<(?:(\w+):)?(\w+)>", route) if (kind or "str") in
+                         STRING_CONVERTERS]  # fmt: skip
+                if texts:
+                    found.append((route, texts))
+
+    walk(get_resolver().url_patterns, "/")
+    return found
+
+
+def url_with_nul(route: str, nul_in: str) -> str:
+    import re
+
+    def part(match):
+        kind, name = match.group(1) or "str", match.group(2)
+        if kind not in STRING_CONVERTERS:
+            return "1"
+        return "abc%00def" if name == nul_in else "abc"
+
+    return re.sub(r"<(?:(\w+):)?(\w+)>", part, route)
+
+
+def test_routes_taking_text_are_found():
+    routes = dict(routes_taking_text())
+    assert "/clubs/join/<str:token>/" in routes  # the invitation link of #30
+    assert any(route.startswith("/clubs/<slug:") for route in routes)
+    assert len(routes) >= 10
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_a_nul_character_in_any_text_part_of_an_address_is_a_404_never_a_500(method, db):
+    from django.test import Client
+
+    staff = UserFactory(username="nul-staff", is_staff=True, is_superuser=True)
+    visitors = {"anonymous": Client(raise_request_exception=False), "staff": Client(raise_request_exception=False)}
+    visitors["staff"].force_login(staff)
+    for route, texts in routes_taking_text():
+        for name in texts:
+            url = url_with_nul(route, name)
+            for who, visitor in visitors.items():
+                response = getattr(visitor, method)(url)
+                assert response.status_code == 404, (url, who, response.status_code)
+
+
+def test_the_nul_invitation_link_is_the_sites_404_page(client, user):
+    client.force_login(user)
+    response = client.get("/clubs/join/%00/")
+    assert response.status_code == 404
+    assert is_site_page(response)
+    assert client.get("/api/clubs/%00/").json()["message"]
+
+
+QUERIES = [  # the list, search and filter pages' parameters ({player} and {game} are the fixture's)
+    "/?show=%00",
+    "/games/new/?from=%00",
+    "/games/{game}/?cards=%00",
+    "/players/{player}/hands/?ending=%00",
+    "/players/{player}/hands/?opponent=%00",
+    "/login/?next=%00",
+    "/api/players/?name=%00",
+    "/api/games/?player=%00",
+    "/api/games/?preset=%00",
+    "/api/games/?page=%00",
+    "/api/players/{player}/hands/?ending=%00",
+    "/api/players/{player}/hands/?page_size=%00",
+    "/api/players/?%00=1",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_a_nul_character_in_a_query_is_a_400_naming_the_parameter(query, api, game):
+    url = query.format(player=game.player_one.pk, game=game.pk)
+    api.raise_request_exception = False
+    assert api.get(url.replace("%00", "x")).status_code < 500  # the same query without the NUL is answered
+    response = api.get(url)
+    assert response.status_code == 400, response.content
+    name = query.split("?", 1)[1].split("=", 1)[0].replace("%00", "\\u0000")
+    if query.startswith("/api/"):
+        assert response.json()["field"] == name
+        assert "NUL" in response.json()["message"]
+    else:
+        assert is_site_page(response)
+
+
+def test_a_nul_character_in_a_static_file_address_is_a_404(client):
+    assert client.get("/static/css/site%00.css").status_code == 404
+    assert client.get("/static/%00").status_code == 404
+
+
+# --- lone UTF-16 surrogates and duplicate keys in JSON -----------------------------------------------------
+
+
+def raw_json(data) -> str:
+    """JSON text as a client would send it: json.dumps writes a lone surrogate as its \\u escape."""
+    return json.dumps(data)
+
+
+def test_a_lone_surrogate_in_a_hand_is_a_400_naming_the_field(api, game):
+    api.raise_request_exception = False
+    response = api.post(f"/api/games/{game.pk}/hands/", raw_json({"ending": "\ud800"}), content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["field"] == "ending"
+    assert "surrogate" in response.json()["message"]
+    assert game.hands.count() == 0
+
+
+def test_a_lone_surrogate_in_a_season_format_is_a_400_naming_the_field(db):
+    cast = make_club(name="Surrogate Gin")
+    api = APIClient()
+    api.force_authenticate(cast.owner)
+    api.raise_request_exception = False
+    players = [cast.player_of(cast.player).pk, cast.player_of(cast.rival).pk]
+    body = raw_json({"name": "Summer", "players": players, "format": "\udfff"})
+    response = api.post(f"/api/clubs/{cast.club.pk}/seasons/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["field"] == "format"
+    assert cast.club.seasons.count() == 0
+
+
+def test_a_lone_surrogate_deep_in_a_record_or_in_a_key_is_named_by_its_path(api):
+    api.raise_request_exception = False
+    record = {"players": ["Ann", "Bob"], "first_dealer": "Bob", "hands": [{"ending": "dead"}, {"ending": "\ud83d"}]}
+    response = api.post("/api/games/import/", raw_json(record), content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["error"]["field"] == "hands[1].ending"
+    keyed = api.post("/api/players/", raw_json({"name": "Ann", "\ud800": 1}), content_type="application/json")
+    assert keyed.status_code == 400 and keyed.json()["field"] == "\\ud800"
+
+
+def test_a_surrogate_pair_is_ordinary_text(api):
+    response = api.post("/api/players/", '{"name": "Ace \\ud83c\\udca1"}', content_type="application/json")
+    assert response.status_code == 201
+    assert response.json()["name"] == "Ace \U0001f0a1"

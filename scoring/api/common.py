@@ -57,7 +57,7 @@ def api_exception_handler(exc, context):
             # Words for people, not DRF's "Authentication credentials were not provided." A phone's queued
             # hand reads this "Sign in" and waits for its account instead of being refused (static/js/offline.js).
             detail = "Sign in to do this: nobody is signed in."
-        response.data = problem(None, detail)
+        response.data = problem(getattr(exc, "field", None), detail)  # the parser's BadJSONText names its key
     return response
 
 

@@ -239,7 +239,8 @@ class GameViewSet(viewsets.GenericViewSet):
         try:
             data = request.data
         except ParseError as error:
-            return Response(RecordError(None, "record", f"not valid JSON: {error.detail}").as_json(), status=400)
+            field = getattr(error, "field", "record")  # a duplicate key or a lone surrogate: that key
+            return Response(RecordError(None, field, f"not valid JSON: {error.detail}").as_json(), status=400)
         bad_key = key_problem(request)
         if bad_key:
             return Response(RecordError(None, HEADER, bad_key).as_json(), status=status.HTTP_400_BAD_REQUEST)

@@ -4,17 +4,23 @@ Python's JSON decoder and every recursive walk over its result (``find_nul``, th
 serializers) hit the recursion limit on bodies nested a thousand deep, so depth
 and size are checked on the raw text first. No real body comes near the limits:
 a game record is five levels deep.
+
+Two things Python's decoder accepts and nothing after it can handle are refused
+here too, naming the key: a key given twice in one object (the decoder would keep
+the last silently), and a lone UTF-16 surrogate (``"\\ud800"``: no UTF-8 text, so
+storing or even echoing it fails).
 """
 
 from __future__ import annotations
 
-import io
 import re
 from itertools import accumulate
+from typing import Any
 
 from django.conf import settings
 from rest_framework import parsers, status
 from rest_framework.exceptions import APIException, ParseError
+from rest_framework.utils import json
 
 MAX_DEPTH = 32
 
@@ -22,12 +28,67 @@ MAX_DEPTH = 32
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# A \uD800-\uDFFF escape: the only way a surrogate gets into decoded JSON (pairs are joined by the decoder).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class RequestTooLarge(APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "The request body is too large."
     default_code = "too_large"
+
+
+class BadJSONText(ParseError):
+    """A body that decodes but cannot be taken as it is; ``field`` names the key (a path: ``hands[2].ending``)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"JSON parse error - {message}")
+        self.field = field
+
+
+def shown(text: str) -> str:
+    """A key as it may be shown in a message: a NUL or a lone surrogate written as its escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\u0000")
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """An object's keys and values, refused if one key is given twice (``object_pairs_hook``)."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise BadJSONText(shown(key), f'the key "{shown(key)}" is given twice in one object.')
+            seen.add(key)
+    return data
+
+
+def is_utf8_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def find_lone_surrogate(value: Any, path: str = "") -> str | None:
+    """The path of the first key or string holding a lone UTF-16 surrogate, or None."""
+    if isinstance(value, str):
+        return None if is_utf8_text(value) else path or "body"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{shown(key)}" if path else shown(key)
+            if not is_utf8_text(key):
+                return where
+            found = find_lone_surrogate(item, where)
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = find_lone_surrogate(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
 
 
 def max_body_bytes() -> int:
@@ -43,7 +104,7 @@ def too_deep(text: str) -> bool:
 
 
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser behind a size and a nesting limit."""
+    """DRF's JSON parser behind a size and a nesting limit, refusing duplicate keys and lone surrogates."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         limit = max_body_bytes()
@@ -57,4 +118,13 @@ class JSONParser(parsers.JSONParser):
             raise ParseError(f"JSON parse error - the body is not {encoding} text.") from error
         if too_deep(text):
             raise ParseError(f"JSON parse error - arrays and objects may nest at most {MAX_DEPTH} deep.")
-        return super().parse(io.BytesIO(raw), media_type, parser_context)
+        try:
+            data = json.loads(text, object_pairs_hook=unique_keys)
+        except ValueError as error:
+            raise ParseError(f"JSON parse error - {error}") from error
+        if _SURROGATE_ESCAPE.search(text):  # only then can a decoded string hold one
+            where = find_lone_surrogate(data)
+            if where is not None:
+                lone = "a \\uD800-\\uDFFF escape without its pair"
+                raise BadJSONText(where, f"{where}: the text holds a lone UTF-16 surrogate ({lone}).")
+        return data
