@@ -17,7 +17,7 @@ from django.utils.text import slugify
 
 from players.mail import absolute_url, send_after_commit
 from players.models import MANAGER_ROLES, Club, Invitation, Membership, Player, Role
-from players.services import MAX_NAME_LENGTH, clean_email, player_get_or_create
+from players.services import MAX_NAME_LENGTH, clean_email, clean_name, player_get_or_create
 
 
 def _is_user(user) -> bool:
@@ -124,7 +124,7 @@ def _unique_slug(name: str) -> str:
 
 def club_create(*, name: str, owner, is_public: bool = True) -> Club:
     """A new club; its creator is its owner."""
-    cleaned = " ".join((name or "").split())
+    cleaned = clean_name(name)
     if not cleaned:
         raise ValidationError({"name": "Enter the club's name."})
     if len(cleaned) > 100:
@@ -139,7 +139,7 @@ def club_update(*, club: Club, changed_by=None, name: str | None = None, is_publ
     """Rename a club or make it public/private (its slug, and so its links, stay as they are)."""
     fields = []
     if name is not None:
-        cleaned = " ".join(name.split())
+        cleaned = clean_name(name)
         if not cleaned:
             raise ValidationError({"name": "Enter the club's name."})
         if len(cleaned) > 100:

@@ -2,6 +2,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from players.models import Player, SiteSettings
+from players.services import clean_name
 
 
 class SignUpForm(UserCreationForm):
@@ -18,7 +19,7 @@ class SignUpForm(UserCreationForm):
         fields = ("username",)
 
     def clean_player_name(self):
-        name = " ".join(self.cleaned_data.get("player_name", "").split())
+        name = clean_name(self.cleaned_data.get("player_name", ""))
         if name and Player.objects.filter(name__iexact=name).exists():
             raise forms.ValidationError(
                 "Your name at the table: that player already exists; choose another name or ask the owner to link you."

@@ -6,10 +6,19 @@ from players.models import NotificationPreference, Player
 
 MAX_NAME_LENGTH = Player._meta.get_field("name").max_length
 
+# Unicode's bidirectional controls (the Bidi_Control property): invisible, they reorder the text around
+# them, so "Ann\u202e" could show as someone else's name or turn a line of a scoresheet round.
+BIDI_CONTROLS = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+
+
+def clean_name(value: str | None) -> str:
+    """A name as typed (a player's, a club's, a season's) with bidi controls removed and white space made single."""
+    return " ".join((value or "").translate(BIDI_CONTROLS).split())
+
 
 def player_get_or_create(*, name: str, created_by=None) -> Player:
     """The player with this name (any letter case), created if new."""
-    cleaned = " ".join((name or "").split())
+    cleaned = clean_name(name)
     if not cleaned:
         raise ValidationError({"name": "Enter the player's name."})
     if len(cleaned) > MAX_NAME_LENGTH:

@@ -11,6 +11,7 @@ from django import forms
 from django.http import QueryDict
 
 from players.models import Player
+from players.services import clean_name
 from scoring.audit import ENDING_WORDS
 from scoring.engine.card_facts import ALL_CARDS, suit_rows
 from scoring.engine.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS
@@ -122,7 +123,7 @@ class NewGameForm(forms.Form):
         super().__init__(*args, **kwargs)
         # Who deals first is offered by the names typed (site.js renames them while typing).
         source = self.data if self.is_bound else self.initial
-        one, two = (" ".join(str(source.get(name) or "").split()) for name in ("player_one", "player_two"))
+        one, two = (clean_name(str(source.get(name) or "")) for name in ("player_one", "player_two"))
         self.fields["first_dealer"].choices = [("one", one or "The first player"), ("two", two or "The second player")]
         for name in OVERRIDE_RULES:
             self.fields[f"rule_{name}"] = _rule_field(name)
@@ -137,7 +138,7 @@ class NewGameForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("player_one") and cleaned.get("player_two"):
-            same = " ".join(cleaned["player_one"].split()).lower() == " ".join(cleaned["player_two"].split()).lower()
+            same = clean_name(cleaned["player_one"]).lower() == clean_name(cleaned["player_two"]).lower()
             if same:
                 self.add_error("player_two", "Second player: a game needs two different players.")
         spec: dict[str, Any] = {"preset": cleaned.get("preset") or "standard"}

@@ -454,3 +454,50 @@ def test_a_surrogate_pair_is_ordinary_text(api):
     response = api.post("/api/players/", '{"name": "Ace \\ud83c\\udca1"}', content_type="application/json")
     assert response.status_code == 201
     assert response.json()["name"] == "Ace \U0001f0a1"
+
+
+@pytest.mark.parametrize("number", ["1e999999", "5", "-0.5"])
+def test_a_name_sent_as_a_json_number_is_refused(api, number):
+    for url in ("/api/players/", "/api/clubs/"):
+        response = api.post(url, f'{{"name": {number}}}', content_type="application/json")
+        assert response.status_code == 400, url
+        assert "not a number" in " ".join(response.json()["name"])
+    assert not Player.objects.filter(name__in=["inf", number]).exists()
+
+
+def test_a_key_given_twice_in_a_json_body_is_refused_naming_it(api):
+    response = api.post("/api/players/", '{"name": "Ann", "name": "Bob"}', content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["field"] == "name"
+    assert "given twice" in response.json()["message"]
+    assert not Player.objects.filter(name__in=["Ann", "Bob"]).exists()
+    record = '{"players": ["Ann", "Bob"], "first_dealer": "Bob", "hands": [{"ending": "dead", "ending": "gin"}]}'
+    imported = api.post("/api/games/import/", record, content_type="application/json")
+    assert imported.status_code == 400
+    assert imported.json()["error"]["field"] == "ending"
+
+
+BIDI = "\u202e\u2066\u200f"
+
+
+def test_bidi_controls_are_taken_out_of_names_sent_to_the_api(api):
+    response = api.post("/api/players/", {"name": f"Ann{BIDI[0]}eb{BIDI[1]}Bob{BIDI[2]}"}, format="json")
+    assert response.status_code == 201
+    assert response.json()["name"] == "AnnebBob"
+    again = api.post("/api/players/", {"name": "\u202dAnneb\u202cBob"}, format="json")
+    assert again.status_code == 200 and again.json()["id"] == response.json()["id"]  # the same player
+    assert api.post("/api/players/", {"name": "\u202e\u2069"}, format="json").status_code == 400
+    club = api.post("/api/clubs/", {"name": f"Gin{BIDI[0]} Club"}, format="json")
+    assert club.status_code == 201 and club.json()["name"] == "Gin Club"
+
+
+def test_bidi_controls_are_taken_out_of_names_typed_on_the_pages(client, user):
+    client.force_login(user)
+    client.post(reverse("game_new"), {"player_one": f"Zed{BIDI[0]}", "player_two": f"{BIDI[1]}Yan",
+                                      "first_dealer": "one", "preset": "standard", "action": "start"})  # fmt: skip
+    assert set(Player.objects.values_list("name", flat=True)) >= {"Zed", "Yan"}
+    assert not Player.objects.filter(name__contains="\u202e").exists()
+    client.logout()
+    client.post(reverse("signup"), {"username": "rtl", "password1": "a-long-test-password",
+                                    "password2": "a-long-test-password", "player_name": f"Rita{BIDI[2]}"})  # fmt: skip
+    assert Player.objects.get(user__username="rtl").name == "Rita"

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from players.models import Club, Player
-from players.services import player_get_or_create
+from players.services import clean_name, player_get_or_create
 from players.tokens import token_create, token_revoke
 from scoring import audit, permissions, selectors, services
 from scoring.api import league_serializers as ls
@@ -79,7 +79,7 @@ class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         def perform():
             serializer = s.PlayerSerializer(data=request.data, context=self.get_serializer_context())
             serializer.is_valid(raise_exception=True)
-            name = " ".join(serializer.validated_data["name"].split())
+            name = clean_name(serializer.validated_data["name"])
             existed = Player.objects.filter(name__iexact=name).exists()
             player = player_get_or_create(name=name, created_by=request.user)
             code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED

@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from players.clubs import club_role
 from players.models import Club, Membership, Player
-from scoring.api.serializers import PlayerRefSerializer, RulesField
+from scoring.api.serializers import PlayerRefSerializer, RulesField, TextField
 from scoring.league.standings import RANKING_CRITERIA
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat
 
@@ -46,7 +46,7 @@ class ClubSerializer(serializers.ModelSerializer):
 
 
 class ClubWriteSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
+    name = TextField(max_length=100)
     is_public = serializers.BooleanField(
         default=True, help_text="Anyone may see a public club, its seasons and standings; a private one only members."
     )
@@ -70,7 +70,7 @@ class MembershipSerializer(serializers.ModelSerializer):
 
 class SeasonSerializer(serializers.ModelSerializer):
     rules = RulesField(read_only=True)
-    ranking = serializers.ListField(child=serializers.CharField(), read_only=True)
+    ranking = serializers.ListField(child=TextField(), read_only=True)
     players = PlayerRefSerializer(many=True, read_only=True)
 
     class Meta:
@@ -102,7 +102,7 @@ class RankingField(serializers.ListField):
 
 
 class SeasonCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
+    name = TextField(max_length=100)
     players = serializers.PrimaryKeyRelatedField(
         queryset=Player.objects.all(), many=True, help_text="The players (ids), all members of the club."
     )
@@ -162,11 +162,11 @@ class FixtureStartSerializer(serializers.Serializer):
 
 
 class ConfirmSerializer(serializers.Serializer):
-    comment = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+    comment = TextField(required=False, allow_blank=True, max_length=2000, default="")
 
 
 class DisputeSerializer(serializers.Serializer):
-    comment = serializers.CharField(max_length=2000, help_text="What is wrong with the result, for the club's admins.")
+    comment = TextField(max_length=2000, help_text="What is wrong with the result, for the club's admins.")
 
 
 class FactChangeSerializer(serializers.ModelSerializer):
@@ -185,8 +185,8 @@ class FactChangeSerializer(serializers.ModelSerializer):
 
 
 class CriterionSerializer(serializers.Serializer):
-    key = serializers.CharField()
-    label = serializers.CharField()
+    key = TextField()
+    label = TextField()
 
 
 class StandingsRowSerializer(serializers.Serializer):
@@ -203,11 +203,11 @@ class StandingsRowSerializer(serializers.Serializer):
     gins = serializers.IntegerField()
     undercuts_given = serializers.IntegerField()
     undercuts_received = serializers.IntegerField()
-    decided_by = serializers.CharField(help_text="The criterion that put this player below the one above.")
-    ahead_by = serializers.CharField(
+    decided_by = TextField(help_text="The criterion that put this player below the one above.")
+    ahead_by = TextField(
         help_text='The criterion that put this player above the next one ("" for the last, or when level with it).'
     )
-    ahead_by_words = serializers.CharField(
+    ahead_by_words = TextField(
         help_text='The same in words, as the season page shows it: "on head-to-head", "on net points", "level".'
     )
 
@@ -290,14 +290,14 @@ class HistoryHandSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     game = HistoryGameSerializer()
     number = serializers.IntegerField()
-    ending = serializers.CharField()
-    result = serializers.CharField()
+    ending = TextField()
+    result = TextField()
     by = PlayerRefSerializer(allow_null=True)
     winner = PlayerRefSerializer(allow_null=True)
     dealer = PlayerRefSerializer()
     knocker_deadwood = serializers.IntegerField(allow_null=True)
     defender_deadwood = serializers.IntegerField(allow_null=True)
-    upcard = serializers.CharField()
+    upcard = TextField()
     points = serializers.IntegerField()
     boxes = serializers.IntegerField()
     doubled = serializers.BooleanField()

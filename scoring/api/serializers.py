@@ -39,6 +39,17 @@ def find_nul(value: Any, path: str = "") -> str | None:
     return None
 
 
+class TextField(serializers.CharField):
+    """DRF's CharField taking only a JSON string: DRF's own makes a number text (5 -> "5", 1e999999 -> "inf")."""
+
+    default_error_messages = {"not_text": "Must be text (a JSON string in quotes), not a number."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, int | float) and not isinstance(data, bool):
+            self.fail("not_text")
+        return super().to_internal_value(data)
+
+
 @extend_schema_field({"description": "The dealt cards as entered (any JSON), or null.", "nullable": True})
 class CardsField(serializers.JSONField):
     def to_internal_value(self, data):
@@ -63,13 +74,15 @@ class RulesField(serializers.JSONField):
 
 
 class PlayerSerializer(serializers.ModelSerializer):
+    # Declared, not generated from the model: DRF's generated CharField would take a number as a name.
+    name = TextField(max_length=Player._meta.get_field("name").max_length)
     has_account = serializers.SerializerMethodField()
 
     class Meta:
         model = Player
         fields = ["id", "name", "has_account", "created_at"]
         read_only_fields = ["id", "has_account", "created_at"]
-        extra_kwargs = {"name": {"validators": []}}  # same name (any case) = the same player, not an error
+        # The declared name has no uniqueness validator: the same name (any case) = the same player, not an error.
 
     def get_has_account(self, player: Player) -> bool:
         return player.user_id is not None
@@ -277,8 +290,8 @@ class GameCreateSerializer(serializers.Serializer):
     player_two = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
     first_dealer = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
     rules = RulesField(required=False, default=dict)
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    source = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    name = TextField(max_length=200, required=False, allow_blank=True, default="")
+    source = TextField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class HandWriteSerializer(serializers.Serializer):
@@ -290,14 +303,14 @@ class HandWriteSerializer(serializers.Serializer):
     )
     knocker_deadwood = serializers.IntegerField(required=False, allow_null=True)
     defender_deadwood = serializers.IntegerField(required=False, allow_null=True)
-    upcard = serializers.CharField(
+    upcard = TextField(
         required=False, allow_null=True, allow_blank=True, max_length=3, help_text="Rank then suit, e.g. 7S or 10H."
     )
     cards = CardsField(required=False, allow_null=True)
 
 
 class HandEditSerializer(HandWriteSerializer):
-    reason = serializers.CharField(
+    reason = TextField(
         required=False,
         allow_blank=True,
         max_length=500,
@@ -316,9 +329,9 @@ class HandRecordSerializer(HandWriteSerializer):
 
 
 class ChangeSerializer(serializers.Serializer):
-    what = serializers.CharField()
-    before = serializers.CharField()
-    after = serializers.CharField()
+    what = TextField()
+    before = TextField()
+    after = TextField()
 
 
 class HandRecordedSerializer(serializers.Serializer):
@@ -333,7 +346,7 @@ class HandEditedSerializer(serializers.Serializer):
 
 
 class HandRemoveSerializer(serializers.Serializer):
-    reason = serializers.CharField(
+    reason = TextField(
         required=False,
         allow_blank=True,
         max_length=500,
@@ -348,26 +361,26 @@ class HandRemovedSerializer(serializers.Serializer):
 
 
 class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField(help_text="Send as `Authorization: Token <token>`.")
+    token = TextField(help_text="Send as `Authorization: Token <token>`.")
     created = serializers.DateTimeField()
 
 
 class ProblemSerializer(serializers.Serializer):
     """Every refusal that is not a serializer's field map has this shape."""
 
-    field = serializers.CharField(allow_null=True, help_text="The field (or header) at fault, or null.")
-    message = serializers.CharField()
+    field = TextField(allow_null=True, help_text="The field (or header) at fault, or null.")
+    message = TextField()
     hand = serializers.IntegerField(allow_null=True, help_text="The hand number at fault, or null.")
 
 
 class RecordErrorDetailSerializer(serializers.Serializer):
     hand = serializers.IntegerField(allow_null=True)
-    field = serializers.CharField()
+    field = TextField()
 
 
 class RecordErrorSerializer(serializers.Serializer):
     """The shape `scoresheet --json` prints for an invalid record."""
 
     error = RecordErrorDetailSerializer()
-    message = serializers.CharField()
+    message = TextField()
 

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from players.models import Club, Membership, Player
+from players.services import clean_name
 from scoring import notify, permissions, services
 from scoring.audit import audit_record
 from scoring.changes import notify_change
@@ -73,7 +74,7 @@ def season_create(
     """A season for some of the club's members; a round robin gets its fixtures at once (due dates
     spread over the season's dates), a knockout cup its seeds (by ``seeded_from``'s final standings,
     else by the club's ratings)."""
-    cleaned_name = " ".join((name or "").split())
+    cleaned_name = clean_name(name)
     if not cleaned_name:
         raise ValidationError({"name": "Enter the season's name."})
     if format not in SeasonFormat.values:
