@@ -32,6 +32,8 @@ from django.db import connections  # noqa: E402
 from django.http import FileResponse, HttpResponseBase  # noqa: E402
 from django.urls import set_script_prefix  # noqa: E402
 
+from ginleague.checks import log_start_up_problems  # noqa: E402
+
 
 def request_threads() -> int:
     """As many request threads as the process may hold database connections: a request in a thread
@@ -124,6 +126,7 @@ class OneThreadASGIHandler(ASGIHandler):
 
 def get_application() -> OneThreadASGIHandler:
     django.setup(set_prefix=False)
+    log_start_up_problems()
     return OneThreadASGIHandler()
 
 

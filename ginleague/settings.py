@@ -132,6 +132,7 @@ INSTALLED_APPS = [
     "axes",
     "players",
     "scoring",
+    "ginleague.apps.GinLeagueConfig",  # the deployment's system checks
 ]
 
 MIDDLEWARE = [

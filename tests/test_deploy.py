@@ -31,8 +31,15 @@ def manage(*args, env):
     )
 
 
-def test_check_deploy_is_clean_with_production_settings():
-    result = manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION)
+def collected(static_root: Path) -> dict:
+    """STATIC_ROOT as collectstatic leaves it (its manifest: what the site looks hashed names up in)."""
+    static_root.mkdir(exist_ok=True)
+    (static_root / "staticfiles.json").write_text('{"paths": {}, "version": "1.1", "hash": ""}')
+    return {"STATIC_ROOT": str(static_root)}
+
+
+def test_check_deploy_is_clean_with_production_settings(tmp_path):
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env={**PRODUCTION, **collected(tmp_path)})
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 
@@ -63,7 +70,7 @@ def test_without_a_secret_key_one_is_generated_beside_the_database_and_kept(tmp_
     assert key_file.stat().st_mode & 0o077 == 0  # the owner's alone
     assert show("settings.SECRET_KEY", env=env) == first  # kept across restarts: sessions survive
     assert len(first) >= 50 and not first.startswith("django-insecure")
-    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env={**env, **collected(tmp_path / "static")})
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -77,6 +84,22 @@ def test_with_debug_off_and_nothing_set_the_app_serves_plain_http_on_this_machin
 def test_a_real_host_name_turns_on_the_production_defaults():
     assert show("(settings.SECURE_SSL_REDIRECT, settings.SESSION_COOKIE_SECURE)", env=PRODUCTION) == "(True, True)"
     assert show("settings.WHITENOISE_USE_FINDERS", env=PRODUCTION) == "False"
+
+
+def test_without_collectstatic_the_server_says_what_is_missing_as_it_starts(tmp_path):
+    env = {**PRODUCTION, "STATIC_ROOT": str(tmp_path / "static")}
+    check = manage("check", env=env)
+    assert "ginleague.W001" in check.stderr + check.stdout
+    assert "manage.py collectstatic --noinput" in check.stderr + check.stdout
+    for served in ("ginleague.asgi", "ginleague.wsgi"):  # uvicorn and gunicorn run no system checks
+        started = manage("shell", "-c", f"import {served}", env=env)
+        assert started.returncode == 0, started.stderr
+        assert "The static files are not collected" in started.stderr, served
+        assert "collectstatic --noinput" in started.stderr
+    quiet = manage("shell", "-c", "import ginleague.asgi", env={**env, **collected(tmp_path / "static")})
+    assert "not collected" not in quiet.stderr  # said only when it is so
+    local = manage("shell", "-c", "import ginleague.asgi", env={"DEBUG": "false"})
+    assert "not collected" not in local.stderr  # local use serves static/ as it is: nothing to collect
 
 
 def address_seen_under_make_run(env: dict) -> str:
