@@ -105,6 +105,7 @@ def test_without_collectstatic_the_server_says_what_is_missing_as_it_starts(tmp_
 def address_seen_under_make_run(env: dict) -> str:
     """The client address the app is given under `make run`'s uvicorn, for a caller at 127.0.0.1 claiming another."""
     import asyncio
+    import concurrent.futures
     import shlex
 
     from uvicorn import Config
@@ -137,7 +138,9 @@ def address_seen_under_make_run(env: dict) -> str:
     async def send(message):
         pass
 
-    asyncio.run(config.loaded_app(scope, receive, send))
+    # In a thread of its own: a browser test in the same worker may leave an event loop running in this one.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, config.loaded_app(scope, receive, send)).result()
     return seen[0]
 
 
