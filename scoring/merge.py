@@ -20,6 +20,7 @@ from players.models import Membership, Player, Role
 from scoring.audit import audit_record
 from scoring.changes import notify_change
 from scoring.models import FactChange, Game, Season
+from scoring.permissions import refuse_closed_season
 
 # The higher of two roles wins when both records belonged to the same club.
 ROLE_RANK = {Role.OWNER: 0, Role.ADMIN: 1, Role.PLAYER: 2}
@@ -41,6 +42,10 @@ def _check(keep: Player, drop: Player) -> None:
     """Refuse what would make a record that cannot be right; nothing is changed."""
     if keep.pk == drop.pk:
         raise _refuse("Choose two different players.")
+    # A closed season's results are final: a merge may rename its player (one record in it), but not
+    # put two records' results in it together. The state first: it says so before anything else.
+    for season_id in sorted(_seasons_of(keep) & _seasons_of(drop)):
+        refuse_closed_season(season_id=season_id)
     if keep.user_id is not None and drop.user_id is not None:
         raise _refuse(
             f"{keep.name} and {drop.name} both belong to accounts: they are two people. "
@@ -62,6 +67,17 @@ def _check(keep: Player, drop: Player) -> None:
             f"{keep.name} and {drop.name} are both entered in {both.name} (each has fixtures there); "
             "nothing was merged."
         )
+
+
+def _seasons_of(player: Player) -> set[int]:
+    """The seasons ``player`` is entered in or has a game of."""
+    entered = Season.objects.filter(players=player).values_list("pk", flat=True)
+    played = (
+        Game.objects.filter(Q(player_one=player) | Q(player_two=player), season__isnull=False)
+        .values_list("season_id", flat=True)
+        .distinct()
+    )
+    return {*entered, *played}
 
 
 def _merge_memberships(keep: Player, drop: Player) -> int:

@@ -5,6 +5,7 @@ Pages, the API and the services all ask these functions; none of them works a ru
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -14,8 +15,9 @@ from players.models import MANAGER_ROLES, Club, Membership, Player, Role
 from scoring.models import Fixture, Game, LeagueStatus, Season
 
 CLOSED_SEASON = (
-    "This season is closed: its results are final. No game can be started, recorded, corrected, "
-    "confirmed or disputed in it."
+    "This season is closed: its results, final standings and champion are final. Nothing in it can "
+    "change: no game started, recorded, corrected, confirmed or disputed, and no new ranking, rules "
+    "or due dates."
 )
 
 
@@ -29,6 +31,29 @@ def season_is_closed(game) -> bool:
     if "season" in game._state.fields_cache:
         return game.season.closed_at is not None
     return Season.objects.filter(pk=game.season_id, closed_at__isnull=False).exists()
+
+
+def refuse_closed_season(*, season_id: int | None, lock: bool = False) -> None:
+    """The one guard of a closed season: its results are final.
+
+    Every write that could change a season's final order or champion (its ranking and rules, its
+    fixtures and due dates, starting, recording, correcting, removing or deleting its games and hands,
+    confirmations, disputes, and merges of players who both have results in it) calls this inside
+    its transaction, before it asks who is writing: the state is refused first, then the person.
+    It lives here, below every writer (the league wing, hands, merges), beside ``season_is_closed``.
+
+    The season is read afresh (never from a loaded object that may predate the closing). ``lock``
+    takes the season's row, as ``season_close`` does, for writes that hold no game's lock; a game's
+    writers hold that game's lock, which ``season_close`` waits for before it closes.
+    """
+    if season_id is None:
+        return
+    seasons = Season.objects.filter(pk=season_id)
+    if lock:
+        seasons = seasons.select_for_update()
+    # The row itself is read (not filtered on closed_at) so that ``lock`` locks it either way.
+    if any(closed_at is not None for closed_at in seasons.values_list("closed_at", flat=True)):
+        raise ValidationError({"season": [CLOSED_SEASON]})
 
 
 def can_edit_game(user, game) -> bool:

@@ -28,7 +28,13 @@ from scoring.engine.record import GameRecord, RecordError, score_record
 from scoring.engine.rules import RuleError, RuleSet
 from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
 from scoring.models import FactChange, Game, GameScore, Hand, LeagueStatus, StandingLine
-from scoring.permissions import CLOSED_SEASON, may_record_for, plays_in, record_owner_message, season_is_closed
+from scoring.permissions import (
+    CLOSED_SEASON,
+    may_record_for,
+    plays_in,
+    record_owner_message,
+    refuse_closed_season,
+)
 from scoring.selectors import game_for_update, hand_facts
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
@@ -76,14 +82,17 @@ def _lock(game: Game | int, check: Callable[[Game], None] | None = None) -> Game
     """Serialise writers on one game (row lock on PostgreSQL; SQLite locks the file).
 
     Every change of a game's hands comes through here, so this is where a closed season refuses them
-    (after ``check``, the caller's who-may-write, has had its say on the locked row). ``game`` may be
+    (after ``check``, the caller's may-see and may-write, asked of the locked row: the API's asks the
+    closed season first, then the person). ``game`` may be
     an id alone: the game is read once, here, with its players, either way.
     """
     locked = game_for_update(pk=game if isinstance(game, int) else game.pk)
     if check is not None:
         check(locked)
-    if season_is_closed(locked):
-        raise HandRefused(field="season", message=CLOSED_SEASON)
+    try:
+        refuse_closed_season(season_id=locked.season_id)
+    except ValidationError:  # hand writes refuse as HandRefused (field and hand, as the pages expect)
+        raise HandRefused(field="season", message=CLOSED_SEASON) from None
     if isinstance(game, Game) and locked.rules == game.rules:  # rules are fixed once play starts
         locked.rule_set = game.rule_set  # keep the set already resolved
     return locked
@@ -767,6 +776,7 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
 def game_delete(*, game: Game) -> None:
     with transaction.atomic():
         stored = Game.objects.select_for_update().get(pk=game.pk)  # its players as stored (a merge moves them)
+        refuse_closed_season(season_id=stored.season_id, lock=True)
         counted = stored.standing_lines.exists()
         game.delete()
         if counted:  # its lines went with it: the two players' season totals without them

@@ -52,6 +52,7 @@ from scoring.permissions import (
     edit_refusal,
     merge_refusal,
     mergeable_players,
+    refuse_closed_season,
     result_waits_for,
 )
 from scoring.scoresheet import describe_result, sheet_boards, sheet_rows
@@ -114,11 +115,24 @@ def game_writer(view):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         game = _load_game(pk, request.user)
+        try:  # the state first (a closed season says so, to anyone), then the person
+            refuse_closed_season(season_id=game.season_id)
+        except ValidationError as refusal:
+            return _back_to_sheet(request, game, " ".join(refusal.messages))
         if refusal := edit_refusal(request.user, game):
             raise PermissionDenied(refusal)
         return view(request, game, *args, **kwargs)
 
     return wrapper
+
+
+def _back_to_sheet(request, game: Game, message: str) -> HttpResponse:
+    """A write the game's state refuses: back to its scoresheet, which says why (htmx: the whole page)."""
+    messages.error(request, message)
+    url = reverse("game", args=[game.pk])
+    if request.htmx:
+        return HttpResponse(headers={"HX-Redirect": url})
+    return redirect(url)
 
 
 def sheet_context(

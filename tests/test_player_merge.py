@@ -140,3 +140,32 @@ def test_a_plain_member_may_not_merge(client, typed_twice):
     response = client.post(reverse("player_merge"), {"keep": daniel.pk, "drop": dan.pk, "same_person": "on"})
     assert response.status_code == 403
     assert Player.objects.filter(name="Dan").exists()
+
+
+# --- closed seasons (issue 29, item 1) ------------------------------------------------------------------
+
+
+def test_a_merge_that_would_join_two_records_results_in_a_closed_season_is_refused_saying_so(client, typed_twice):
+    cast, dan, daniel, _, (autumn, spring) = typed_twice
+    Season.players.through.objects.create(season=spring, player=daniel)
+    league.season_close(season=spring, closed_by=cast.owner)
+    with pytest.raises(ValidationError) as refused:
+        player_merge(keep=daniel, drop=dan)
+    assert str(refused.value.message_dict["season"][0]).startswith("This season is closed:")
+
+    client.force_login(cast.admin)
+    response = client.post(reverse("player_merge"), {"keep": daniel.pk, "drop": dan.pk, "same_person": "on"})
+    assert response.status_code == 422 and "This season is closed" in response.content.decode()
+    assert Player.objects.filter(name="Dan").exists()
+
+
+def test_a_merge_may_still_rename_a_closed_seasons_player(typed_twice):
+    cast, dan, daniel, (old, new, friendly), (autumn, spring) = typed_twice
+    league.season_close(season=spring, closed_by=cast.owner)
+    spring.refresh_from_db()
+    champion = spring.champion_id
+    player_merge(keep=daniel, drop=dan, merged_by=cast.owner)
+    new.refresh_from_db()
+    assert daniel.pk in (new.player_one_id, new.player_two_id)
+    spring.refresh_from_db()
+    assert spring.champion_id == champion  # Pat won; the order is the same, Dan's line now says Daniel

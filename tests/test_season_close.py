@@ -5,9 +5,12 @@ import datetime
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
+from django.urls import reverse
 
 from scoring import permissions, services
 from scoring.league import services as league
+from scoring.league.standings import season_standings
 from scoring.models import Fixture, SeasonFormat
 from tests.league_setup import gin, make_club, play, start_and_finish
 from tests.test_api_league import api_client
@@ -112,11 +115,142 @@ def test_the_api_refuses_writes_to_a_closed_seasons_games_saying_why():
     response = client.post(
         f"/api/games/{game.pk}/hands/", {"ending": "gin", "by": pat.pk, "defender_deadwood": 30}, format="json"
     )
-    assert response.status_code == 403
+    assert response.status_code == 400  # the season's state, not the person, is why
     assert "season is closed" in response.json()["message"]
     rival = api_client(cast.rival if game.player_two.user_id == cast.rival.pk else cast.owner)
     response = rival.post(f"/api/games/{game.pk}/confirm/", {}, format="json")
-    assert response.status_code in (400, 403)
+    assert response.status_code == 400
     assert "closed" in response.json()["message"]
     # Reading stays open: closed seasons are an archive.
     assert api_client(cast.player).get(f"/api/games/{game.pk}/").status_code == 200
+
+
+# --- a closed season is final: one guard, on the page and in the API (issue 29, items 1 and 4) ----------
+
+
+def _final_season(cast):
+    """Spring, closed: Pat won two games by 325 and lost one by 348 (two wins, net 302); Quinn won that
+    one (one win, net 348). Ranked by wins Pat is champion; ranked by net points Quinn would be."""
+    season = _season(cast)
+    owner, pat, quinn = (cast.player_of(u) for u in (cast.owner, cast.player, cast.rival))
+    gus = cast.guest
+
+    def fixture(a, b):
+        return season.fixtures.get(Q(home=a, away=b) | Q(home=b, away=a))
+
+    start_and_finish(fixture(pat, owner), pat, started_by=cast.admin, defender_deadwood=75, confirm_by=cast.admin)
+    start_and_finish(fixture(pat, gus), pat, started_by=cast.admin, defender_deadwood=75, confirm_by=cast.admin)
+    start_and_finish(fixture(pat, quinn), quinn, started_by=cast.admin, defender_deadwood=98, confirm_by=cast.admin)
+    league.season_close(season=season, closed_by=cast.admin)
+    season.refresh_from_db()
+    assert season.champion == pat
+    return season, pat, quinn
+
+
+def _top(season) -> str:
+    season.refresh_from_db()
+    return season_standings(season).rows[0].name
+
+
+def test_a_closed_seasons_ranking_rule_cannot_reorder_its_final_standings(client):
+    cast = make_club()
+    season, pat, quinn = _final_season(cast)
+    with pytest.raises(ValidationError, match="This season is closed"):
+        league.season_set_ranking(season=season, ranking=["net", "wins"])
+
+    client.force_login(cast.owner)
+    url = reverse("league:season_ranking", args=[cast.club.slug, season.pk])
+    page = client.post(url, {"ranking_1": "net", "ranking_2": "wins", "ranking_3": ""}, follow=True)
+    assert "This season is closed" in page.content.decode()
+    assert "Ranking rule saved" not in page.content.decode()
+    assert _top(season) == pat.name
+
+    response = api_client(cast.owner).patch(f"/api/seasons/{season.pk}/", {"ranking": ["net", "wins"]}, format="json")
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("This season is closed:")
+    rules = {"rules": {"preset": "oklahoma"}}
+    response = api_client(cast.owner).patch(f"/api/seasons/{season.pk}/", rules, format="json")
+    assert response.status_code == 400 and response.json()["message"].startswith("This season is closed:")
+    assert _top(season) == pat.name and season.ranking == ["wins", "net", "head_to_head"]
+
+
+def test_a_closed_seasons_hands_and_results_are_refused_on_the_page_saying_why(client):
+    cast = make_club()
+    season, pat, quinn = _final_season(cast)
+    game = season.games.get(winner=quinn)
+    client.force_login(cast.owner)
+
+    sheet = client.post(reverse("hand_submit", args=[game.pk]), {"ending": "gin", "by": pat.pk}, follow=True)
+    assert sheet.status_code == 200 and "This season is closed" in sheet.content.decode()
+    undo = client.post(reverse("hand_undo", args=[game.pk]), {"number": "1"}, follow=True)
+    assert "This season is closed" in undo.content.decode()
+    assert game.hands.count() == 1
+
+    due = client.post(reverse("league:season_due", args=[cast.club.slug, season.pk]),
+                      {"round": "1", "due_on": "2026-12-01"}, follow=True)
+    assert "This season is closed" in due.content.decode()
+    assert not season.fixtures.filter(due_on__isnull=False).exists()
+
+
+def test_a_closed_seasons_game_is_refused_in_the_api_before_asking_who_writes():
+    cast = make_club()
+    season, pat, quinn = _final_season(cast)
+    game = season.games.get(winner=quinn)
+    hand = game.hands.get()
+    # Gus's game, which Quinn did not play: the season's state is why, not the person.
+    for method, url, body in (
+        ("post", f"/api/games/{game.pk}/hands/", {"ending": "gin", "by": pat.pk, "defender_deadwood": 30}),
+        ("patch", f"/api/games/{game.pk}/hands/{hand.pk}/", {"defender_deadwood": 90, "reason": "late"}),
+        ("delete", f"/api/games/{game.pk}/hands/{hand.pk}/", {"reason": "late"}),
+        ("post", f"/api/games/{game.pk}/confirm/", {}),
+        ("post", f"/api/games/{game.pk}/dispute/", {"comment": "no"}),
+    ):
+        response = getattr(api_client(cast.admin), method)(url, body, format="json")
+        assert response.status_code == 400, (method, url)
+        assert response.json()["message"].startswith("This season is closed:"), (method, url)
+    assert game.hands.get().defender_deadwood == 98
+
+
+def test_confirming_in_a_closed_season_says_it_is_closed_even_to_someone_who_does_not_confirm(client):
+    cast = make_club()
+    season = _season(cast)
+    owner, pat = cast.player_of(cast.owner), cast.player_of(cast.player)
+    fixture = season.fixtures.get(Q(home=owner, away=cast.guest) | Q(home=cast.guest, away=owner))
+    game = start_and_finish(fixture, owner, started_by=cast.owner)  # provisional
+    league.season_close(season=season, closed_by=cast.owner)
+
+    client.force_login(cast.player)  # Pat neither played it nor runs the club
+    page = client.post(reverse("league:game_confirm", args=[game.pk]), {"comment": ""})
+    assert page.status_code == 400 and "This season is closed" in page.content.decode()
+    response = api_client(cast.player).post(f"/api/games/{game.pk}/confirm/", {}, format="json")
+    assert response.status_code == 400 and response.json()["message"].startswith("This season is closed:")
+    game.refresh_from_db()
+    assert game.league_status == "playing" and pat not in (game.player_one, game.player_two)
+
+
+def test_starting_a_closed_seasons_fixture_as_the_owner_says_the_season_is_closed(client):
+    cast = make_club()
+    season = _season(cast)
+    league.season_close(season=season, closed_by=cast.owner)
+    fixture = season.fixtures.first()
+    client.force_login(cast.owner)
+    page = client.post(reverse("league:fixture_start", args=[cast.club.slug, season.pk, fixture.pk]), follow=True)
+    assert page.status_code == 200
+    assert "This season is closed" in page.content.decode()
+    assert "Only the fixture's players" not in page.content.decode()
+    response = api_client(cast.owner).post(f"/api/fixtures/{fixture.pk}/start/", {}, format="json")
+    assert response.status_code == 400 and response.json()["message"].startswith("This season is closed:")
+    assert not season.games.exists()
+
+
+def test_a_result_already_confirmed_says_so_before_asking_who_confirms(client):
+    cast = make_club()
+    season = _season(cast)
+    owner = cast.player_of(cast.owner)
+    fixture = season.fixtures.get(Q(home=owner, away=cast.guest) | Q(home=cast.guest, away=owner))
+    game = start_and_finish(fixture, owner, started_by=cast.owner, confirm_by=cast.admin)
+    client.force_login(cast.player)  # not a player of the game, not an organiser
+    page = client.post(reverse("league:game_confirm", args=[game.pk]), {"comment": ""})
+    assert page.status_code == 400 and "already confirmed" in page.content.decode()
+    response = api_client(cast.player).post(f"/api/games/{game.pk}/dispute/", {"comment": "no"}, format="json")
+    assert response.status_code == 400 and "provisional" in response.json()["message"]

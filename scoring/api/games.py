@@ -273,12 +273,14 @@ class GameViewSet(viewsets.GenericViewSet):
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def confirm(self, request, pk=None):
         game, club = _leaguegame_or_404(pk, request.user)
-        # Someone who confirms, but not now: the service names why (not over yet, already confirmed).
         user = request.user
-        if not permissions.can_confirm(user, game, club) and not permissions.may_confirm(user, game, club):
-            raise PermissionDenied(permissions.confirm_refusal(user, game))
 
         def perform():
+            # The state first (the service names why not now: closed, not over yet, already confirmed),
+            # then who; inside the key's run, so a retried confirmation gets the first one's answer.
+            league.game_confirm_check(game=game)
+            if not permissions.can_confirm(user, game, club) and not permissions.may_confirm(user, game, club):
+                raise PermissionDenied(permissions.confirm_refusal(user, game))
             serializer = ls.ConfirmSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             league.game_confirm(game=game, confirmed_by=request.user, comment=serializer.validated_data["comment"])
@@ -297,11 +299,11 @@ class GameViewSet(viewsets.GenericViewSet):
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def dispute(self, request, pk=None):
         game, club = _leaguegame_or_404(pk, request.user)
-        # Someone who disputes, but not now: the service names why (not over yet, already confirmed).
-        if not permissions.may_dispute(request.user, game, club):
-            raise PermissionDenied("Only the other player disputes a provisional result.")
-
         def perform():
+            # The state first (the service names why not now), then who; inside the key's run (a retry replays).
+            league.game_dispute_check(game=game)
+            if not permissions.may_dispute(request.user, game, club):
+                raise PermissionDenied("Only the other player disputes a provisional result.")
             serializer = ls.DisputeSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             league.game_dispute(game=game, disputed_by=request.user, comment=serializer.validated_data["comment"])

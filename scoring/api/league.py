@@ -289,10 +289,10 @@ class SeasonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def games(self, request, pk=None):
         season = self.get_object()
-        if not permissions.can_start_open_game(request.user, season):
-            raise PermissionDenied("Only the club's members record games.")
-
         def perform():
+            league.season_open_check(season=season)  # the state first (400), then the person (403)
+            if not permissions.can_start_open_game(request.user, season):
+                raise PermissionDenied("Only the club's members record games.")
             serializer = ls.OpenGameSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             data = serializer.validated_data
@@ -351,10 +351,12 @@ class FixtureViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     @action(detail=True, methods=["post"], pagination_class=None, filterset_class=None)
     def start(self, request, pk=None):
         fixture = self.get_object()
-        if not permissions.can_start_fixture(request.user, fixture, fixture.season.club):
-            raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
-
         def perform():
+            # The state first (400: closed, already started), then the person (403); inside the key's
+            # run, so a retried start gets the first one's answer.
+            league.fixture_start_check(fixture=fixture)
+            if not permissions.can_start_fixture(request.user, fixture, fixture.season.club):
+                raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
             serializer = ls.FixtureStartSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             game = league.fixture_start(

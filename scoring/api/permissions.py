@@ -2,7 +2,14 @@
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from scoring.permissions import can_edit_game, can_view_game, edit_refusal, visible_club_q, visible_game_q
+from scoring.permissions import (
+    can_edit_game,
+    can_view_game,
+    edit_refusal,
+    refuse_closed_season,
+    visible_club_q,
+    visible_game_q,
+)
 
 __all__ = ["SignedInSession", "CanEditGame", "can_delete_game", "can_view_game", "visible_club_q", "visible_game_q"]
 
@@ -38,6 +45,8 @@ class CanEditGame(BasePermission):
     def has_object_permission(self, request, view, obj) -> bool:
         if request.method in SAFE_METHODS:
             return True
+        # The state first: a closed season's game is refused as such (400), whoever asks.
+        refuse_closed_season(season_id=getattr(obj, "season_id", None))
         refusal = edit_refusal(request.user, obj)
         if refusal:
             self.message = refusal  # why, and what to do (e.g. a disputed result: ask the club's admins)

@@ -29,7 +29,7 @@ from scoring.engine.rules import RuleError
 from scoring.engine.score import HandFacts
 from scoring.league.standings import DEFAULT_RANKING, RANKING_CRITERIA, season_knockout, season_standings
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat, Seed
-from scoring.permissions import CLOSED_SEASON
+from scoring.permissions import refuse_closed_season
 
 # --- seasons -----------------------------------------------------------------------------------------
 
@@ -169,18 +169,26 @@ def knockout_seeding(*, club: Club, players: Sequence[Player], seeded_from: Seas
 
 def fixtures_set_due(*, season: Season, round: int, due_on: datetime.date | None) -> int:
     """Set (or clear) the due date of every fixture of one round; returns how many fixtures changed."""
-    _refuse_closed(season)
-    if season.ends_on and due_on and due_on > season.ends_on:
-        raise ValidationError({"due_on": f"The season ends on {season.ends_on}; set a date before then."})
-    changed = Fixture.objects.filter(season=season, round=round).update(due_on=due_on)
-    if not changed:
-        raise ValidationError({"round": f"{season.name} has no round {round}."})
+    with transaction.atomic():
+        _refuse_closed(season, lock=True)
+        if season.ends_on and due_on and due_on > season.ends_on:
+            raise ValidationError({"due_on": f"The season ends on {season.ends_on}; set a date before then."})
+        changed = Fixture.objects.filter(season=season, round=round).update(due_on=due_on)
+        if not changed:
+            raise ValidationError({"round": f"{season.name} has no round {round}."})
     return changed
 
 
-def _refuse_closed(season: Season) -> None:
-    if season.closed_at is not None:
-        raise ValidationError({"season": CLOSED_SEASON})
+def _refuse_closed(season: Season | int | None, *, lock: bool = False) -> None:
+    """The closed-season guard (``permissions.refuse_closed_season``), which every write here passes through."""
+    season_id = season.pk if isinstance(season, Season) else season
+    refuse_closed_season(season_id=season_id, lock=lock)
+
+
+def season_open_check(*, season: Season) -> None:
+    """Refuse (ValidationError, "This season is closed: …") any write to a closed season: pages and the
+    API ask this before they ask who is writing, so the refusal says the real reason."""
+    _refuse_closed(season)
 
 
 def season_close(*, season: Season, closed_by) -> Season:
@@ -190,8 +198,11 @@ def season_close(*, season: Season, closed_by) -> Season:
     player alone at the top of the final standings (none if the top is shared).
     """
     with transaction.atomic():
-        locked = Season.objects.select_for_update().get(pk=season.pk)
-        _refuse_closed(locked)
+        _refuse_closed(season, lock=True)
+        locked = Season.objects.get(pk=season.pk)
+        # Every writer of one of its games holds that game's lock and then asks the guard: taking them
+        # all here lets the writes in flight finish first, and every later one sees the season closed.
+        list(Game.objects.select_for_update().filter(season=locked).values_list("pk", flat=True))
         if locked.has_knockout:
             derived = season_knockout(locked).bracket
             champion_id = derived.champion if derived else None
@@ -211,8 +222,8 @@ def playoffs_start(*, season: Season, started_by) -> list[Seed]:
     """Round robin + playoffs: seed the top ``playoff_size`` of the standings into the knockout,
     once every fixture's result is confirmed."""
     with transaction.atomic():
-        locked = Season.objects.select_for_update().get(pk=season.pk)
-        _refuse_closed(locked)
+        _refuse_closed(season, lock=True)
+        locked = Season.objects.get(pk=season.pk)
         if locked.format != SeasonFormat.PLAYOFFS:
             raise ValidationError({"season": "Only a round robin + playoffs season has playoffs."})
         if locked.seeds.exists():
@@ -237,7 +248,7 @@ def knockout_game_start(
 ) -> Game:
     """The next game of a knockout tie: the two must meet now in the derived bracket, with no game
     of theirs still in play or awaiting confirmation."""
-    _refuse_closed(season)
+    season_open_check(season=season)
     if not season.has_knockout:
         raise ValidationError({"season": "This season has no knockout."})
     knockout = season_knockout(season)
@@ -251,6 +262,7 @@ def knockout_game_start(
             {"player_two": "Their last game is still in play or awaiting confirmation; finish that first."}
         )
     with transaction.atomic():
+        _refuse_closed(season, lock=True)
         return _season_game_create(
             season=season,
             player_one=player_one,
@@ -262,10 +274,11 @@ def knockout_game_start(
 
 
 def season_set_rules(*, season: Season, rules: Any) -> Season:
-    """Change a season's rule set; refused once any game of the season exists."""
+    """Change a season's rule set; refused once the season is closed or any game of it exists."""
     resolved = _resolved_rules(rules)
     with transaction.atomic():
-        locked = Season.objects.select_for_update().get(pk=season.pk)
+        _refuse_closed(season, lock=True)
+        locked = Season.objects.get(pk=season.pk)
         if locked.games.exists():
             raise ValidationError({"rules": "Play has started: the season's rules are fixed."})
         locked.rules = resolved
@@ -276,8 +289,12 @@ def season_set_rules(*, season: Season, rules: Any) -> Season:
 
 
 def season_set_ranking(*, season: Season, ranking: Iterable[str]) -> Season:
-    season.ranking = _clean_ranking(ranking)
-    season.save(update_fields=["ranking"])
+    """Change the order of the ranking criteria (the standings follow it); refused once the season is
+    closed, since it would reorder the final standings."""
+    with transaction.atomic():
+        _refuse_closed(season, lock=True)
+        season.ranking = _clean_ranking(ranking)
+        season.save(update_fields=["ranking"])
     return season
 
 
@@ -306,9 +323,8 @@ def fixture_start(*, fixture: Fixture, started_by, first_dealer: Player | None =
     """Start the fixture's game under the season's rules (once)."""
     with transaction.atomic():
         locked = Fixture.objects.select_for_update().select_related("season", "home", "away").get(pk=fixture.pk)
-        _refuse_closed(locked.season)
-        if Game.objects.filter(fixture=locked).exists():
-            raise ValidationError({"fixture": "This fixture's game has already been started."})
+        _refuse_closed(locked.season_id, lock=True)
+        fixture_start_check(fixture=locked)
         dealer = first_dealer or locked.away
         if dealer.pk not in (locked.home_id, locked.away_id):
             raise ValidationError({"first_dealer": "The first dealer must be one of the two players."})
@@ -323,11 +339,19 @@ def fixture_start(*, fixture: Fixture, started_by, first_dealer: Player | None =
         )
 
 
+def fixture_start_check(*, fixture: Fixture) -> None:
+    """Refuse (ValidationError saying why) a fixture whose game cannot be started now, whoever asks:
+    its season is closed, or its game has already been started."""
+    _refuse_closed(fixture.season_id)
+    if Game.objects.filter(fixture=fixture).exists():
+        raise ValidationError({"fixture": "This fixture's game has already been started."})
+
+
 def open_game_start(
     *, season: Season, player_one: Player, player_two: Player, started_by, first_dealer: Player | None = None
 ) -> Game:
     """Open play: any two of the season's players record a game."""
-    _refuse_closed(season)
+    season_open_check(season=season)
     if season.format != SeasonFormat.OPEN:
         raise ValidationError({"season": "This season plays fixtures; start the fixture's game instead."})
     entrants = set(season.players.filter(pk__in=[player_one.pk, player_two.pk]).values_list("pk", flat=True))
@@ -335,6 +359,7 @@ def open_game_start(
         if player.pk not in entrants:
             raise ValidationError({field: f"{player.name} is not playing in {season.name}."})
     with transaction.atomic():
+        _refuse_closed(season, lock=True)
         return _season_game_create(
             season=season,
             player_one=player_one,
@@ -360,8 +385,8 @@ def season_game_import(
     ``hands`` are HandFacts whose ``by`` is a player's primary key. Refused whole
     (HandRefused naming the hand and field) if any hand breaks the season's rules.
     """
-    _refuse_closed(season)
     with transaction.atomic():  # a refused hand rolls the new game back too
+        _refuse_closed(season, lock=True)
         game = _season_game_create(
             season=season,
             fixture=fixture,
@@ -375,17 +400,24 @@ def season_game_import(
     return game
 
 
+def game_confirm_check(*, game: Game) -> None:
+    """Refuse (ValidationError saying why) a result that cannot be confirmed now, whoever asks: not a
+    league game, its season closed, not over yet, already confirmed. Pages and the API ask this before
+    they ask who is confirming; ``game_confirm`` asks it again of the locked row."""
+    if game.season_id is None:
+        raise ValidationError({"game": "Only a league game is confirmed."})
+    _refuse_closed(game.season_id)
+    if not game.over:
+        raise ValidationError({"game": "The game is not over yet; it can be confirmed when it is."})
+    if game.league_status == LeagueStatus.CONFIRMED:
+        raise ValidationError({"game": "This result is already confirmed."})
+
+
 def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
     """The result stands: it counts in the standings from now on."""
     with transaction.atomic():
         locked = Game.objects.select_for_update(of=("self",)).select_related("season").get(pk=game.pk)
-        if locked.season_id is None:
-            raise ValidationError({"game": "Only a league game is confirmed."})
-        _refuse_closed(locked.season)
-        if not locked.over:
-            raise ValidationError({"game": "The game is not over yet; it can be confirmed when it is."})
-        if locked.league_status == LeagueStatus.CONFIRMED:
-            raise ValidationError({"game": "This result is already confirmed."})
+        game_confirm_check(game=locked)
         # Who, asked of the locked row: a change of the hands a moment ago is judged as it now is.
         refusal = confirmed_by is not None and permissions.confirm_refusal(confirmed_by, locked)
         if refusal:
@@ -415,20 +447,26 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
     return game
 
 
+def game_dispute_check(*, game: Game) -> None:
+    """Refuse (ValidationError saying why) a result that cannot be disputed now, whoever asks: not a
+    league game, its season closed, not over yet, no longer provisional."""
+    if game.season_id is None:
+        raise ValidationError({"game": "Only a league game is disputed."})
+    _refuse_closed(game.season_id)
+    if not game.over:
+        raise ValidationError({"game": "The game is not over yet; a result is disputed when it is."})
+    if game.league_status != LeagueStatus.PLAYING:
+        raise ValidationError({"game": "Only a provisional league result can be disputed."})
+
+
 def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
     """The opponent does not agree: the game goes to the club's admins."""
     comment = (comment or "").strip()
-    if not comment:
-        raise ValidationError({"comment": "Say what is wrong with the result, for the club's admins."})
     with transaction.atomic():
         locked = Game.objects.select_for_update(of=("self",)).select_related("season").get(pk=game.pk)
-        if locked.season_id is None:
-            raise ValidationError({"game": "Only a league game is disputed."})
-        _refuse_closed(locked.season)
-        if not locked.over:
-            raise ValidationError({"game": "The game is not over yet; a result is disputed when it is."})
-        if locked.league_status != LeagueStatus.PLAYING:
-            raise ValidationError({"game": "Only a provisional league result can be disputed."})
+        game_dispute_check(game=locked)  # the state first, then what was sent
+        if not comment:
+            raise ValidationError({"comment": "Say what is wrong with the result, for the club's admins."})
         locked.league_status = LeagueStatus.DISPUTED
         locked.save(update_fields=["league_status"])
         services.standing_lines_write(game=locked)  # a disputed result does not count (no lines)

@@ -347,6 +347,18 @@ def fixture_start(request, slug, pk, fixture_pk):
         return response
     club, season = _season(request, slug, pk)
     fixture = get_object_or_404(Fixture.objects.select_related("home", "away"), pk=fixture_pk, season=season)
+
+    def refused(error: ValidationError):
+        messages.error(request, _error_text(error))
+        existing = Game.objects.filter(fixture=fixture).first()
+        if existing:
+            return redirect("game", pk=existing.pk)
+        return redirect("league:season", slug=club.slug, pk=season.pk)
+
+    try:  # the state first (closed, already started), then the person
+        league.fixture_start_check(fixture=fixture)
+    except ValidationError as error:
+        return refused(error)
     if not permissions.can_start_fixture(request.user, fixture, club):
         raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
     dealer = {str(fixture.home_id): fixture.home, str(fixture.away_id): fixture.away}.get(
@@ -355,11 +367,7 @@ def fixture_start(request, slug, pk, fixture_pk):
     try:
         game = league.fixture_start(fixture=fixture, started_by=request.user, first_dealer=dealer)
     except ValidationError as error:
-        messages.error(request, _error_text(error))
-        existing = Game.objects.filter(fixture=fixture).first()
-        if existing:
-            return redirect("game", pk=existing.pk)
-        return redirect("league:season", slug=club.slug, pk=season.pk)
+        return refused(error)
     return redirect("game", pk=game.pk)
 
 
@@ -368,6 +376,11 @@ def open_game_start(request, slug, pk):
     if (response := _login_first(request)) is not None:
         return response
     club, season = _season(request, slug, pk)
+    try:  # the state first, then the person
+        league.season_open_check(season=season)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+        return redirect("league:season", slug=club.slug, pk=season.pk)
     if not permissions.can_start_open_game(request.user, season):
         raise PermissionDenied("Only the club's members record games.")
     form = OpenGameForm(request.POST, entrants=season.players.all())
@@ -425,6 +438,16 @@ def game_detail(request, pk):
     return render(request, "league/game_detail.html", _game_context(request, game, club))
 
 
+def _state_refusal(request, game, club, check):
+    """The game's page again saying why (400) when its state refuses the decision, whoever asks; else None."""
+    try:
+        check(game=game)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+        return render(request, "league/game_detail.html", _game_context(request, game, club), status=400)
+    return None
+
+
 def _game_decision(request, game, club, form, form_name: str, *, decide, done: str):
     """Confirm or dispute a result with the form's comment: back to the game, or its page again saying why not."""
     if form.is_valid():
@@ -448,7 +471,9 @@ def game_confirm(request, pk):
     if (response := _login_first(request)) is not None:
         return response
     game, club = _league_game(request, pk)
-    # Who confirms is asked here; whether the result can be confirmed now is the service's rule.
+    # Whether the result can be confirmed now is the service's rule, asked first; then who confirms.
+    if (refused := _state_refusal(request, game, club, league.game_confirm_check)) is not None:
+        return refused
     if not permissions.can_confirm(request.user, game, club) and not permissions.may_confirm(request.user, game, club):
         raise PermissionDenied(permissions.confirm_refusal(request.user, game))
     return _game_decision(
@@ -463,7 +488,9 @@ def game_dispute(request, pk):
     if (response := _login_first(request)) is not None:
         return response
     game, club = _league_game(request, pk)
-    # Who disputes is asked here; whether the result can be disputed now is the service's rule.
+    # Whether the result can be disputed now is the service's rule, asked first; then who disputes.
+    if (refused := _state_refusal(request, game, club, league.game_dispute_check)) is not None:
+        return refused
     if not permissions.may_dispute(request.user, game, club):
         raise PermissionDenied("Only the other player disputes a provisional result.")
     return _game_decision(
@@ -591,6 +618,11 @@ def tie_game_start(request, slug, pk):
         messages.error(request, "Choose the tie's two players.")
         return redirect("league:bracket", slug=club.slug, pk=season.pk)
     one, two = form.cleaned_data["player_one"], form.cleaned_data["player_two"]
+    try:  # the state first, then the person
+        league.season_open_check(season=season)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+        return redirect("league:bracket", slug=club.slug, pk=season.pk)
     if not permissions.can_start_tie(request.user, season, (one.pk, two.pk)):
         raise PermissionDenied("Only the tie's players and the club's admins start its games.")
     try:
