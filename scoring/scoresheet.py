@@ -40,7 +40,11 @@ def describe_result(result: HandResult, names: dict, *, hollywood: bool = False)
 
 def _hand_row(number: int, result: HandResult, what, meta: str, cells: list[dict], edit_prefix: str | None):
     """One row of the hands table as HTML (built here: 60+ rows through the template engine cost ~10 ms)."""
-    points = format_html('{} <span class="x2">×2</span>', result.points) if result.doubled else (result.points or "")
+    # Only a dead hand scores nothing to show; a win worth 0 (a tie undercut without a bonus) shows its 0.
+    if result.result == "dead":
+        points = ""
+    else:
+        points = format_html('{} <span class="x2">×2</span>', result.points) if result.doubled else result.points
     run = format_html_join(
         "",
         '<td class="num run{}">{}{}</td>',

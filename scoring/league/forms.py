@@ -147,7 +147,7 @@ class OpenGameForm(forms.Form):
 class DueForm(forms.Form):
     round = forms.IntegerField(min_value=1, label="Round")
     due_on = forms.DateField(
-        required=False, label="Due on", widget=forms.DateInput(attrs={"type": "date"}),
+        required=False, label="Due on", widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         help_text="Leave empty for no due date.",
     )
 

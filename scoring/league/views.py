@@ -14,6 +14,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.views.decorators.http import require_POST
 
 from players import clubs
@@ -38,6 +39,8 @@ from scoring.league.forms import (
 from scoring.league.standings import RANKING_CRITERIA, current_standings, is_overdue, season_knockout
 from scoring.models import Fixture, Game, Season, SeasonFormat
 from scoring.views import OPENED_INVITATIONS
+
+DUE_DATE_FORMAT = "j M"  # "28 Nov", as every due date on the season pages
 
 
 def _error_text(error: ValidationError) -> str:
@@ -293,7 +296,7 @@ def season_detail(request, slug, pk):
         )
         if manager
         else None,
-        "due_form": DueForm(initial={"round": rounds["shown"]})
+        "due_form": DueForm(initial={"round": rounds["shown"], "due_on": _round_due(fixtures)})
         if manager and rounds and not season.is_closed
         else None,
         "can_start_playoffs": manager
@@ -302,6 +305,11 @@ def season_detail(request, slug, pk):
         and not season.seeds.exists(),
     }
     return render(request, "league/season_detail.html", context)
+
+
+def _round_due(fixtures):
+    """The shown round's due date, for its "Round N due on" box (its fixtures share it; None if none)."""
+    return next((fixture.due_on for fixture in fixtures if fixture.due_on), None)
 
 
 def _round_to_show(request, season: Season) -> dict:
@@ -515,7 +523,8 @@ def season_due(request, slug, pk):
             messages.error(request, _error_text(error))
         else:
             due = form.cleaned_data["due_on"]
-            messages.success(request, f"Round {form.cleaned_data['round']} is due {due or 'whenever'}.")
+            when = date_format(due, DUE_DATE_FORMAT) if due else "whenever"  # as the fixtures show it
+            messages.success(request, f"Round {form.cleaned_data['round']} is due {when}.")
     else:
         messages.error(request, _form_errors_text(form))
     return redirect(f"{reverse('league:season', args=[club.slug, season.pk])}?round={request.POST.get('round', '')}")

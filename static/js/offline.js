@@ -326,7 +326,7 @@
         if (local.conflict) { what.appendChild(el("span", { "class": "unsent-mark", text: "two versions" })); }
         var row = el("tr", { "class": local.op || local.conflict ? "unsent" : "", "data-number": String(local.number) },
           [el("td", { "class": "num", text: String(local.number) }), what,
-            el("td", { "class": "num pts", text: scored.points ? String(scored.points) + (scored.doubled ? " ×2" : "") : "" })].concat(cells));
+            el("td", { "class": "num pts", text: scored.result === "dead" ? "" : String(scored.points) + (scored.doubled ? " ×2" : "") })].concat(cells));
         if (editable) {
           row.appendChild(el("td", { "class": "fix" }, [el("a", {
             href: location.pathname + "hands/" + local.number + "/edit/", "aria-label": "Edit hand " + local.number, "data-offline-edit": String(local.number), text: "Edit"
@@ -546,6 +546,9 @@
       queue(gameId, { op: "add", facts: formFacts(form) }).then(function (state) {
         if (!state) { return; }
         form.reset();
+        // The preview said what the hand just kept would score: it is no longer the form's.
+        var preview = form.querySelector("#preview");
+        if (preview) { preview.innerHTML = ""; preview.classList.remove("refused"); }
         // The hand is safe on the phone: a save site.js was retrying (issue 15) is over.
         form.dispatchEvent(new CustomEvent("htmx:afterRequest", { bubbles: true, detail: { elt: form, successful: true, offline: true } }));
       });

@@ -490,3 +490,25 @@ def test_a_hand_waiting_when_nobody_is_signed_in_asks_for_its_account_by_name(br
     assert (hand.ending, hand.by_id, hand.knocker_deadwood, hand.defender_deadwood) == ("knock", ann.pk, 5, 20)
     context.close()
     assert not problems, problems
+
+def test_an_offline_save_empties_the_preview_with_the_form_and_a_win_worth_0_shows_its_0(page, live_server):
+    """Issue 29, item 11: the preview typed online no longer sits under the emptied form once the
+    hand is kept on the phone; a tie undercut without a bonus (0 points) shows its 0 in the row."""
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    game = make_game(
+        player_one=ann, player_two=bob, first_dealer=bob, created_by=user,
+        rules={"preset": "standard", "undercut_bonus": 0},
+    )
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+    enter_hand(page, ending="Knock", by="Ann", knocker=6, defender=6)
+    expect(page.locator("#preview")).to_contain_text("Bob")  # the live preview, while online
+
+    page.context.set_offline(True)
+    expect(page.locator("#net-badge")).to_have_text("Offline")
+    save_offline(page, 1)
+    expect(page.get_by_label("Knocker's deadwood")).to_have_value("")
+    expect(page.locator("#preview")).to_have_text("")
+    expect(page.locator("table.hands tbody tr.unsent td.pts")).to_have_text("0")
+    page.context.set_offline(False)

@@ -1,0 +1,82 @@
+"""Small things an organiser saw on the season pages and scoresheets (issue 29, item 11): each failed before."""
+
+import datetime
+import re
+
+import pytest
+from django.urls import reverse
+
+from scoring.league import services as league
+from tests.factories import PlayerFactory, UserFactory, make_game
+from tests.league_setup import make_club, play
+
+pytestmark = pytest.mark.django_db
+
+
+def _season(cast, **dates):
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    return league.season_create(
+        club=cast.club, name="Spring", players=[pat, quinn, cast.guest], created_by=cast.owner, **dates
+    )
+
+
+def test_a_win_worth_no_points_shows_its_0_on_the_scoresheet(client):
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    # A tie is an undercut (standard) and this table plays no undercut bonus: Bob wins the hand, scoring 0.
+    game = make_game(
+        player_one=ann, player_two=bob, created_by=user, rules={"preset": "standard", "undercut_bonus": 0},
+        hands=[{"ending": "knock", "by": ann, "knocker_deadwood": 6, "defender_deadwood": 6}, {"ending": "dead"}],
+    )
+    client.force_login(user)
+    page = client.get(reverse("game", args=[game.pk])).content.decode()
+    cells = re.findall(r'<td class="num pts">([^<]*)</td>', page)
+    assert cells == ["0", ""]  # the undercut's 0; a dead hand scores nothing to show
+
+
+def test_a_fixture_in_play_says_in_play_once(client):
+    cast = make_club()
+    season = _season(cast)
+    fixture = season.fixtures.first()
+    league.fixture_start(fixture=fixture, started_by=cast.owner)
+    client.force_login(cast.owner)
+    page = client.get(reverse("league:season", args=[cast.club.slug, season.pk]) + f"?round={fixture.round}")
+    line = re.search(rf'<li data-fixture="{fixture.pk}".*?</li>', page.content.decode(), re.S).group(0)
+    assert len(re.findall(r"in play", line)) == 1
+
+
+def test_the_round_due_on_box_holds_the_rounds_current_date(client):
+    cast = make_club()
+    season = _season(cast, starts_on=datetime.date(2026, 11, 1), ends_on=datetime.date(2026, 11, 30))
+    client.force_login(cast.owner)
+    page = client.get(reverse("league:season", args=[cast.club.slug, season.pk]) + "?round=1").content.decode()
+    first_due = season.fixtures.filter(round=1).first().due_on
+    assert re.search(rf'<input type="date" name="due_on" value="{first_due.isoformat()}"', page)
+
+
+def test_a_rounds_new_due_date_is_said_as_the_fixtures_say_it(client):
+    cast = make_club()
+    season = _season(cast, starts_on=datetime.date(2026, 11, 1), ends_on=datetime.date(2026, 11, 30))
+    client.force_login(cast.owner)
+    response = client.post(
+        reverse("league:season_due", args=[cast.club.slug, season.pk]),
+        {"round": "2", "due_on": "2026-11-28"},
+        follow=True,
+    )
+    text = response.content.decode()
+    assert "Round 2 is due 28 Nov." in text
+    assert "(due 28 Nov)" in text  # the fixtures say it the same way
+
+
+def test_play_again_is_offered_on_friendly_games_only(client):
+    cast = make_club()
+    season = _season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    fixture = season.fixtures.get(home__in=[pat, quinn], away__in=[pat, quinn])
+    game = league.fixture_start(fixture=fixture, started_by=cast.player)
+    play(game, pat, recorded_by=cast.player)
+    friendly = make_game(player_one=pat, player_two=quinn, created_by=cast.player,
+                         hands=[{"ending": "gin", "by": pat, "defender_deadwood": 80}])
+    client.force_login(cast.player)
+    assert "Play again" not in client.get(reverse("game", args=[game.pk])).content.decode()
+    assert "Play again" in client.get(reverse("game", args=[friendly.pk])).content.decode()
