@@ -9,6 +9,7 @@ from django.urls import reverse
 from scoring.league import services as league
 from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.league_setup import make_club, play
+from tests.test_api_league import api_client
 
 pytestmark = pytest.mark.django_db
 
@@ -80,3 +81,44 @@ def test_play_again_is_offered_on_friendly_games_only(client):
     client.force_login(cast.player)
     assert "Play again" not in client.get(reverse("game", args=[game.pk])).content.decode()
     assert "Play again" in client.get(reverse("game", args=[friendly.pk])).content.decode()
+
+
+# --- the first dealer of a fixture is chosen when it is started (issue 29, item 10) --------------------
+
+
+def test_the_start_form_offers_either_player_or_a_draw_as_first_dealer_and_the_choice_deals(client):
+    cast = make_club()
+    season = _season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    fixture = season.fixtures.get(home__in=[pat, quinn], away__in=[pat, quinn])
+    client.force_login(cast.player)
+    page = client.get(reverse("league:season", args=[cast.club.slug, season.pk]) + f"?round={fixture.round}")
+    form = re.search(rf'<li data-fixture="{fixture.pk}".*?</form>', page.content.decode(), re.S).group(0)
+    assert re.findall(r'<option value="([^"]+)"', form) == ["draw", str(fixture.home_id), str(fixture.away_id)]
+    assert "First dealer" in form
+
+    client.post(
+        reverse("league:fixture_start", args=[cast.club.slug, season.pk, fixture.pk]),
+        {"first_dealer": str(fixture.home_id)},
+    )
+    game = season.games.get(fixture=fixture)
+    assert game.first_dealer_id == game.next_dealer_id == fixture.home_id
+
+
+def test_a_fixture_left_to_chance_draws_its_first_dealer_on_the_page_and_in_the_api(client, monkeypatch):
+    cast = make_club()
+    season = _season(cast)
+    drawn = []
+    monkeypatch.setattr(league.random, "choice", lambda players: drawn.append(players) or players[0])
+    first, second = season.fixtures.order_by("round", "pk")[:2]
+    client.force_login(cast.owner)
+    client.post(reverse("league:fixture_start", args=[cast.club.slug, season.pk, first.pk]), {"first_dealer": "draw"})
+    response = api_client(cast.owner).post(f"/api/fixtures/{second.pk}/start/", {}, format="json")
+    assert response.status_code == 201
+    # Each draw was between the fixture's two players, and the one drawn deals first (here: the home player).
+    assert [{p.pk for p in players} for players in drawn] == [
+        {first.home_id, first.away_id},
+        {second.home_id, second.away_id},
+    ]
+    assert season.games.get(fixture=first).first_dealer_id == first.home_id
+    assert season.games.get(fixture=second).first_dealer_id == second.home_id

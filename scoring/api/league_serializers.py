@@ -154,7 +154,8 @@ class FixtureSerializer(serializers.ModelSerializer):
 
 class FixtureStartSerializer(serializers.Serializer):
     first_dealer = serializers.PrimaryKeyRelatedField(
-        queryset=Player.objects.all(), required=False, allow_null=True, help_text="Default: the away player."
+        queryset=Player.objects.all(), required=False, allow_null=True,
+        help_text="Either player of the fixture. Left out (or null): drawn at random, as cutting the deck would.",
     )
 
 

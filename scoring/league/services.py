@@ -9,6 +9,7 @@ them to a season and tracks their league status.
 from __future__ import annotations
 
 import datetime
+import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -320,12 +321,16 @@ def _season_game_create(
 
 
 def fixture_start(*, fixture: Fixture, started_by, first_dealer: Player | None = None) -> Game:
-    """Start the fixture's game under the season's rules (once)."""
+    """Start the fixture's game under the season's rules (once).
+
+    ``first_dealer`` is either player, chosen at the table; None draws for it (either player, at
+    random, as cutting the deck would), so neither side of the fixture always deals first.
+    """
     with transaction.atomic():
         locked = Fixture.objects.select_for_update().select_related("season", "home", "away").get(pk=fixture.pk)
         _refuse_closed(locked.season_id, lock=True)
         fixture_start_check(fixture=locked)
-        dealer = first_dealer or locked.away
+        dealer = first_dealer or draw_for_deal(locked.home, locked.away)
         if dealer.pk not in (locked.home_id, locked.away_id):
             raise ValidationError({"first_dealer": "The first dealer must be one of the two players."})
         return _season_game_create(
@@ -337,6 +342,11 @@ def fixture_start(*, fixture: Fixture, started_by, first_dealer: Player | None =
             started_by=started_by,
             name=f"{locked.season.name}, round {locked.round}",
         )
+
+
+def draw_for_deal(one: Player, two: Player) -> Player:
+    """The first dealer when the players leave it to chance: either of them, at random."""
+    return random.choice((one, two))
 
 
 def fixture_start_check(*, fixture: Fixture) -> None:

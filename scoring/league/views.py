@@ -369,6 +369,7 @@ def fixture_start(request, slug, pk, fixture_pk):
         return refused(error)
     if not permissions.can_start_fixture(request.user, fixture, club):
         raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
+    # Either player, as chosen at the table; "draw" (or nothing) leaves it to the service's draw.
     dealer = {str(fixture.home_id): fixture.home, str(fixture.away_id): fixture.away}.get(
         request.POST.get("first_dealer", "")
     )

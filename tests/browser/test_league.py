@@ -9,6 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from players import clubs
+from players.models import Player
+from scoring.league import services as league
 from scoring.models import Game, LeagueStatus
 from tests.browser.conftest import LAPTOP, screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand, save_hand
@@ -93,3 +95,31 @@ def test_club_night_season_game_confirmation_and_standings(new_page, live_server
     UserFactory(username="stranger")
     sign_in(stranger, base, "stranger")
     assert stranger.request.get(season_url).status == 404  # (not page.goto: a 404 page logs a console error)
+
+
+PHONE_390 = {"width": 390, "height": 844}
+
+
+def test_the_first_dealer_is_chosen_when_a_fixture_is_started(new_page, live_server):
+    """Issue 29, item 10: on a phone, Quinn starts her fixture against Pat and says Pat deals first."""
+    director = UserFactory(username="director")
+    club = clubs.club_create(name="Thursday Gin", owner=director, is_public=False)
+    for username in ("pat", "quinn"):
+        invitation = clubs.invitation_create(club=club, created_by=director)
+        clubs.invitation_accept(invitation=invitation, user=UserFactory(username=username))
+    players = list(Player.objects.filter(memberships__club=club, name__in=["pat", "quinn"]))
+    season = league.season_create(club=club, name="Spring League", players=players, created_by=director)
+    fixture = season.fixtures.select_related("home", "away").get()
+
+    quinn = new_page(viewport=PHONE_390)
+    sign_in(quinn, live_server.url, "quinn")
+    quinn.goto(f"{live_server.url}/clubs/{club.slug}/seasons/{season.pk}/")
+    mine = quinn.locator("ul.fixtures.mine")
+    dealer = mine.get_by_label("First dealer")
+    expect(dealer).to_have_value("draw")  # left to chance unless the table says otherwise
+    dealer.select_option(label="pat")
+    mine.get_by_role("button", name=f"Start {fixture.home.name} v {fixture.away.name}").click()
+    quinn.wait_for_url(re.compile(r"/games/\d+/$"))
+    expect(quinn.locator(".dealer-name")).to_have_text("pat")
+    screenshot(quinn, "first-dealer-chosen")
+    assert Game.objects.get(fixture=fixture).first_dealer.name == "pat"
