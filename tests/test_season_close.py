@@ -254,3 +254,63 @@ def test_a_result_already_confirmed_says_so_before_asking_who_confirms(client):
     assert page.status_code == 400 and "already confirmed" in page.content.decode()
     response = api_client(cast.player).post(f"/api/games/{game.pk}/dispute/", {"comment": "no"}, format="json")
     assert response.status_code == 400 and "provisional" in response.json()["message"]
+
+
+# --- closing says what it leaves behind (issue 29, item 5) ----------------------------------------------
+
+
+def _half_played(cast):
+    """Spring: one result confirmed, one awaiting confirmation, one game in play, three fixtures not played."""
+    season = _season(cast)
+    owner, pat, quinn = (cast.player_of(u) for u in (cast.owner, cast.player, cast.rival))
+
+    def fixture(a, b):
+        return season.fixtures.get(Q(home=a, away=b) | Q(home=b, away=a))
+
+    start_and_finish(fixture(pat, quinn), pat, started_by=cast.player, confirm_by=cast.rival)
+    provisional = start_and_finish(fixture(pat, owner), owner, started_by=cast.owner)
+    in_play = league.fixture_start(fixture=fixture(quinn, cast.guest), started_by=cast.rival)
+    return season, provisional, in_play
+
+
+def test_before_closing_the_organiser_sees_what_closing_leaves_behind_and_what_it_does(client):
+    cast = make_club()
+    season, provisional, in_play = _half_played(cast)
+    url = reverse("league:season_close", args=[cast.club.slug, season.pk])
+    client.force_login(cast.owner)
+    season_page = client.get(reverse("league:season", args=[cast.club.slug, season.pk])).content.decode()
+    assert f'href="{url}"' in season_page  # the season page leads to the warning, not straight to closing
+
+    page = client.get(url)
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Fixtures not played (3)" in text and "marks them <strong>not played</strong>" in text
+    assert "Results not yet confirmed (1)" in text and "leaves them out of the final standings" in text
+    assert f'href="{reverse("league:game", args=[provisional.pk])}"' in text  # confirm it there, now
+    assert "Games in play (1)" in text and "ends them <strong>unfinished</strong>" in text
+    assert "the champion is <strong>" + cast.player_of(cast.player).name in text
+    season.refresh_from_db()
+    assert season.closed_at is None  # looking closes nothing
+
+    client.force_login(cast.player)
+    assert client.get(url).status_code == 403
+
+
+def test_after_closing_the_sheets_say_season_closed_and_nothing_waits_for_confirmation(client):
+    cast = make_club()
+    season, provisional, in_play = _half_played(cast)
+    league.season_close(season=season, closed_by=cast.owner)
+    client.force_login(cast.rival)  # Quinn: playing the game in play, asked to confirm nothing now
+
+    sheet = client.get(reverse("game", args=[in_play.pk])).content.decode()
+    assert "Season closed" in sheet and "closed unfinished" in sheet
+    assert 'id="record"' not in sheet and "Provisional" not in sheet
+    client.force_login(cast.player)
+    sheet = client.get(reverse("game", args=[provisional.pk])).content.decode()
+    assert "Season closed" in sheet and "left out of the final standings" in sheet
+    assert "waiting for the other player" not in sheet and "confirm or dispute" not in sheet
+
+    page = client.get(reverse("league:season", args=[cast.club.slug, season.pk])).content.decode()
+    assert "awaiting confirmation" not in page and "Left out of the final standings" in page
+    page = client.get(reverse("league:season", args=[cast.club.slug, season.pk]) + f"?round={in_play.fixture.round}")
+    assert "closed unfinished" in page.content.decode()

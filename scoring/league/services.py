@@ -195,8 +195,11 @@ def season_open_check(*, season: Season) -> None:
 def season_close(*, season: Season, closed_by) -> Season:
     """End the season for good: no new games, every result locked, the champion named.
 
-    The champion is the knockout's winner (a cup, or the playoffs), else the
-    player alone at the top of the final standings (none if the top is shared).
+    What it leaves behind (``standings.season_left_open``, shown to the organiser first) stays as
+    it is, and so: a fixture never started is not played; a result not confirmed (provisional or
+    disputed) is left out of the final standings, which count confirmed results only; a game in
+    play is closed unfinished (no hand can be added any more) and counts for nobody.
+    The champion is ``season_champion``'s.
     """
     with transaction.atomic():
         _refuse_closed(season, lock=True)
@@ -204,19 +207,25 @@ def season_close(*, season: Season, closed_by) -> Season:
         # Every writer of one of its games holds that game's lock and then asks the guard: taking them
         # all here lets the writes in flight finish first, and every later one sees the season closed.
         list(Game.objects.select_for_update().filter(season=locked).values_list("pk", flat=True))
-        if locked.has_knockout:
-            derived = season_knockout(locked).bracket
-            champion_id = derived.champion if derived else None
-        else:
-            rows = season_standings(locked).rows
-            top = rows[0] if rows and rows[0].played else None
-            champion_id = top.player_id if top and not top.tied else None
+        champion_id = season_champion(locked)
         locked.closed_at = timezone.now()
         locked.closed_by = closed_by
         locked.champion_id = champion_id
         locked.save(update_fields=["closed_at", "closed_by", "champion"])
     season.closed_at, season.closed_by, season.champion_id = locked.closed_at, locked.closed_by, locked.champion_id
     return season
+
+
+def season_champion(season: Season) -> int | None:
+    """The id of the player closing ``season`` now would name champion: the knockout's winner (a cup,
+    or the playoffs), else the player alone at the top of the standings (None if the top is shared,
+    nobody has played, or the knockout is not finished)."""
+    if season.has_knockout:
+        derived = season_knockout(season).bracket
+        return derived.champion if derived else None
+    rows = season_standings(season).rows
+    top = rows[0] if rows and rows[0].played else None
+    return top.player_id if top and not top.tied else None
 
 
 def playoffs_start(*, season: Season, started_by) -> list[Seed]:

@@ -19,7 +19,7 @@ from django.db.models import Count, F, Max, Prefetch, Q, Sum
 
 from scoring import changes
 from scoring.engine.bracket import Bracket, TieGame, bracket
-from scoring.models import Game, GameScore, LeagueStatus, SeasonFormat, Seed, StandingLine, StandingTotal
+from scoring.models import Fixture, Game, GameScore, LeagueStatus, SeasonFormat, Seed, StandingLine, StandingTotal
 from scoring.selectors import is_overdue, overdue_q
 
 __all__ = ["is_overdue", "overdue_q"]  # the due-date rule lives with the to-do (scoring.selectors)
@@ -278,6 +278,39 @@ def provisional_games(season) -> list:
         .filter(Q(over=True) & ~Q(league_status=LeagueStatus.CONFIRMED))
         .select_related("player_one", "player_two", "winner", "fixture")
         .order_by("-finished_at", "-pk")
+    )
+
+
+@dataclass
+class LeftOpen:
+    """What closing a season would leave behind (the organiser sees it before closing)."""
+
+    unplayed: list  # Fixture with no game: closing marks it not played
+    unconfirmed: list  # Game over, provisional or disputed: left out of the final standings unless confirmed
+    in_play: list  # Game not over: closed unfinished
+
+    @property
+    def nothing(self) -> bool:
+        return not (self.unplayed or self.unconfirmed or self.in_play)
+
+
+def season_left_open(season) -> LeftOpen:
+    """The season's fixtures not played, results not confirmed and games in play (two queries)."""
+    unplayed = list(
+        Fixture.objects.filter(season_id=season.pk, game__isnull=True)
+        .select_related("home", "away")
+        .order_by("round", "pk")
+    )
+    games = list(
+        Game.objects.filter(season_id=season.pk)
+        .exclude(over=True, league_status=LeagueStatus.CONFIRMED)
+        .select_related("player_one", "player_two", "winner", "fixture")
+        .order_by("fixture__round", "pk")
+    )
+    return LeftOpen(
+        unplayed=unplayed,
+        unconfirmed=[game for game in games if game.over],
+        in_play=[game for game in games if not game.over],
     )
 
 

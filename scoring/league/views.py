@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from players import clubs
 from players.models import Club, Invitation, Membership, Player
@@ -36,7 +36,13 @@ from scoring.league.forms import (
     SeasonForm,
     TieGameForm,
 )
-from scoring.league.standings import RANKING_CRITERIA, current_standings, is_overdue, season_knockout
+from scoring.league.standings import (
+    RANKING_CRITERIA,
+    current_standings,
+    is_overdue,
+    season_knockout,
+    season_left_open,
+)
 from scoring.models import Fixture, Game, Season, SeasonFormat
 from scoring.views import OPENED_INVITATIONS
 
@@ -531,12 +537,27 @@ def season_due(request, slug, pk):
     return redirect(f"{reverse('league:season', args=[club.slug, season.pk])}?round={request.POST.get('round', '')}")
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def season_close(request, slug, pk):
-    """An organiser closes the season: results locked, champion named; the page stays as an archive."""
+    """An organiser closes the season: results locked, champion named; the page stays as an archive.
+
+    GET shows what closing leaves behind (fixtures not played, results not confirmed, games in play)
+    and what it does to each, with the button; POST closes.
+    """
     if (response := _login_first(request)) is not None:
         return response
     club, season = _managed_season(request, slug, pk)
+    if request.method == "GET":
+        if season.is_closed:
+            return redirect("league:season", slug=club.slug, pk=season.pk)
+        champion_id = league.season_champion(season)
+        context = {
+            "club": club,
+            "season": season,
+            "left": season_left_open(season),
+            "champion": Player.objects.filter(pk=champion_id).first() if champion_id else None,
+        }
+        return render(request, "league/season_close.html", context)
     try:
         league.season_close(season=season, closed_by=request.user)
     except ValidationError as error:

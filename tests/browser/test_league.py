@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from players import clubs
 from players.models import Player
+from scoring import services
 from scoring.league import services as league
 from scoring.models import Game, LeagueStatus
 from tests.browser.conftest import LAPTOP, screenshot, sign_in
@@ -123,3 +124,42 @@ def test_the_first_dealer_is_chosen_when_a_fixture_is_started(new_page, live_ser
     expect(quinn.locator(".dealer-name")).to_have_text("pat")
     screenshot(quinn, "first-dealer-chosen")
     assert Game.objects.get(fixture=fixture).first_dealer.name == "pat"
+
+
+def test_closing_a_season_warns_what_it_leaves_behind_first(new_page, live_server):
+    """Issue 29, item 5: on a phone, the organiser sees the fixtures not played, the result not
+    confirmed and the game in play, and what closing does to each, before the season closes."""
+    director = UserFactory(username="director")
+    club = clubs.club_create(name="Thursday Gin", owner=director, is_public=False)
+    for username in ("pat", "quinn"):
+        invitation = clubs.invitation_create(club=club, created_by=director)
+        clubs.invitation_accept(invitation=invitation, user=UserFactory(username=username))
+    clubs.member_add_guest(club=club, name="Gus", added_by=director)
+    players = list(Player.objects.filter(memberships__club=club).exclude(name="director"))
+    season = league.season_create(club=club, name="Spring League", players=players, created_by=director)
+    pat, quinn, gus = (Player.objects.get(name=name) for name in ("pat", "quinn", "Gus"))
+    fixtures = {frozenset((f.home_id, f.away_id)): f for f in season.fixtures.all()}
+    provisional = league.fixture_start(fixture=fixtures[frozenset((pat.pk, quinn.pk))], started_by=director)
+    services.hand_record(game=provisional, recorded_by=director, ending="gin", by=pat, defender_deadwood=80)
+    league.fixture_start(fixture=fixtures[frozenset((quinn.pk, gus.pk))], started_by=director)
+
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "director")
+    page.goto(f"{live_server.url}/clubs/{club.slug}/seasons/{season.pk}/")
+    page.get_by_role("link", name="Close the season…").click()
+    expect(page.get_by_role("heading", name="Close Spring League")).to_be_visible()
+    expect(page.get_by_role("heading", name="Fixtures not played (1)")).to_be_visible()
+    expect(page.locator("ul.unplayed li")).to_have_text([re.compile(r"pat v Gus|Gus v pat")])
+    expect(page.get_by_role("heading", name="Results not yet confirmed (1)")).to_be_visible()
+    expect(page.locator(".left-open")).to_contain_text("leaves them out of the final standings")
+    expect(page.get_by_role("heading", name="Games in play (1)")).to_be_visible()
+    expect(page.locator(".left-open")).to_contain_text("ends them unfinished")
+    screenshot(page, "season-close-warning")
+    season.refresh_from_db()
+    assert season.closed_at is None
+
+    page.get_by_role("button", name="Close Spring League").click()
+    expect(page.get_by_role("heading", name="Season closed")).to_be_visible()
+    expect(page.get_by_role("heading", name="Left out of the final standings")).to_be_visible()
+    season.refresh_from_db()
+    assert season.closed_at is not None
