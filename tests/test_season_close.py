@@ -314,3 +314,21 @@ def test_after_closing_the_sheets_say_season_closed_and_nothing_waits_for_confir
     assert "awaiting confirmation" not in page and "Left out of the final standings" in page
     page = client.get(reverse("league:season", args=[cast.club.slug, season.pk]) + f"?round={in_play.fixture.round}")
     assert "closed unfinished" in page.content.decode()
+
+
+def test_recording_in_a_closed_open_play_season_says_it_is_closed_before_who_may(client):
+    cast = make_club()
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(club=cast.club, name="Open", players=[pat, quinn], format=SeasonFormat.OPEN)
+    league.season_close(season=season, closed_by=cast.owner)
+    client.force_login(cast.outsider)  # not a member of this public club
+    page = client.post(
+        reverse("league:open_game_start", args=[cast.club.slug, season.pk]),
+        {"player_one": pat.pk, "player_two": quinn.pk},
+        follow=True,
+    )
+    assert page.status_code == 200 and "This season is closed" in page.content.decode()
+    body = {"player_one": pat.pk, "player_two": quinn.pk}
+    response = api_client(cast.outsider).post(f"/api/seasons/{season.pk}/games/", body, format="json")
+    assert response.status_code == 400 and response.json()["message"].startswith("This season is closed:")
+    assert not season.games.exists()
