@@ -776,7 +776,7 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
 def game_delete(*, game: Game) -> None:
     with transaction.atomic():
         stored = Game.objects.select_for_update().get(pk=game.pk)  # its players as stored (a merge moves them)
-        refuse_closed_season(season_id=stored.season_id, lock=True)
+        refuse_closed_season(season_id=stored.season_id)  # the game's lock is enough: season_close waits for it
         counted = stored.standing_lines.exists()
         game.delete()
         if counted:  # its lines went with it: the two players' season totals without them

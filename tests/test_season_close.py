@@ -12,7 +12,7 @@ from scoring import permissions, services
 from scoring.league import services as league
 from scoring.league.standings import season_standings
 from scoring.models import Fixture, SeasonFormat
-from tests.league_setup import gin, make_club, play, start_and_finish
+from tests.league_setup import gin, make_club, make_user, play, start_and_finish
 from tests.test_api_league import api_client
 
 pytestmark = pytest.mark.django_db
@@ -332,3 +332,17 @@ def test_recording_in_a_closed_open_play_season_says_it_is_closed_before_who_may
     response = api_client(cast.outsider).post(f"/api/seasons/{season.pk}/games/", body, format="json")
     assert response.status_code == 400 and response.json()["message"].startswith("This season is closed:")
     assert not season.games.exists()
+
+
+def test_deleting_a_closed_seasons_game_says_the_season_is_closed():
+    cast = make_club()
+    season, pat, quinn = _final_season(cast)
+    game = season.games.get(winner=quinn)
+    staff = make_user("staff")
+    staff.is_staff = True
+    staff.save()
+    response = api_client(staff).delete(f"/api/games/{game.pk}/")
+    assert response.status_code == 400 and response.json()["message"].startswith("This season is closed:")
+    with pytest.raises(ValidationError, match="This season is closed"):
+        services.game_delete(game=game)
+    assert season.games.filter(pk=game.pk).exists()

@@ -189,6 +189,7 @@ class GameViewSet(viewsets.GenericViewSet):
     )
     def destroy(self, request, pk=None):
         game = game_or_404(pk, request.user)
+        permissions.refuse_closed_season(season_id=game.season_id)  # the state first (400), then the person
         if not can_delete_game(request.user, game):
             raise PermissionDenied("Only the game's creator or staff may delete this game.")
 
