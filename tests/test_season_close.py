@@ -159,6 +159,8 @@ def test_a_closed_seasons_ranking_rule_cannot_reorder_its_final_standings(client
         league.season_set_ranking(season=season, ranking=["net", "wins"])
 
     client.force_login(cast.owner)
+    season_page = client.get(reverse("league:season", args=[cast.club.slug, season.pk])).content.decode()
+    assert "Ranking rule and tie-breakers" not in season_page  # not offered once closed
     url = reverse("league:season_ranking", args=[cast.club.slug, season.pk])
     page = client.post(url, {"ranking_1": "net", "ranking_2": "wins", "ranking_3": ""}, follow=True)
     assert "This season is closed" in page.content.decode()

@@ -300,7 +300,7 @@ def season_detail(request, slug, pk):
         "ranking_form": RankingForm(
             initial={f"ranking_{i}": name for i, name in enumerate(standings.ranking, start=1)}
         )
-        if manager
+        if manager and not season.is_closed  # a closed season's final order does not change
         else None,
         "due_form": DueForm(initial={"round": rounds["shown"], "due_on": _round_due(fixtures)})
         if manager and rounds and not season.is_closed
