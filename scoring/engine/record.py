@@ -11,7 +11,7 @@ from typing import Any
 from scoring.engine.card_facts import CardFactError, check_facts
 from scoring.engine.overrides import read_rules
 from scoring.engine.rules import RuleError, RuleSet
-from scoring.engine.score import HAND_FIELDS, HandError, HandFacts, SessionResult, score_session
+from scoring.engine.score import HAND_FIELDS, HandError, HandFacts, SessionResult, check_hand_count, score_session
 
 # Facts a hand may carry in a record; ``cards`` holds the dealt cards when entered.
 RECORD_HAND_FIELDS = (*HAND_FIELDS, "cards")
@@ -101,6 +101,10 @@ def parse_record(data: Any) -> GameRecord:
     raw_hands = data.get("hands", [])
     if not isinstance(raw_hands, list):
         raise RecordError(None, "hands", "hands must be a list")
+    try:
+        check_hand_count(len(raw_hands))  # before reading any hand: an oversized sheet costs nothing more
+    except HandError as error:
+        raise RecordError(error.hand, error.field, error.message) from None
     parsed = []
     for number, raw in enumerate(raw_hands, start=1):
         try:

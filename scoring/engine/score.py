@@ -20,6 +20,10 @@ ENDINGS = ("knock", "gin", "big_gin", "dead")
 RESULTS = ("knock", "undercut", "gin", "big_gin", "dead")
 MAX_DEADWOOD = 98  # two each of K, Q, J, 10 and 9 with no run
 HAND_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
+# The most hands one game (or Hollywood sitting) holds. The longest real sittings run to a few hundred
+# hands; a sheet beyond this did not happen at a table, and scoring, storing and showing it would cost
+# every later reader of the game (docs/game-record.md, "How many hands").
+MAX_HANDS = 1000
 
 
 class HandError(ValueError):
@@ -310,6 +314,13 @@ def _next_dealer(rules: RuleSet, players: tuple[Player, Player], hand: HandResul
     return other_player(players, hand.dealer)
 
 
+def check_hand_count(count: int) -> None:
+    """Refuse a sheet of more than MAX_HANDS hands, naming the first hand over the cap."""
+    if count > MAX_HANDS:
+        number = MAX_HANDS + 1
+        raise HandError(number, "hands", f"hand {number}: a game holds at most {MAX_HANDS} hands")
+
+
 def score_session(
     rules: RuleSet,
     players: Sequence[Player],
@@ -326,6 +337,7 @@ def score_session(
     pair = (players[0], players[1])
     if first_dealer not in pair:
         raise HandError(None, "first_dealer", f"first_dealer must be one of the players, not {first_dealer!r}")
+    check_hand_count(len(hands))
 
     games = [
         _OpenGame(number, dict.fromkeys(pair, 0), dict.fromkeys(pair, 0), dict.fromkeys(pair, 0))
