@@ -7,28 +7,41 @@ the stored figures, then recomputes every game with the engine (``game_recompute
 the same transaction, keeps each game's ``updated_at``, and says if any figure moved.
 
 Left out on purpose: API tokens (a live credential in plain text: owners of scripts make
-a new one after a restore), sessions (everyone signs in again), the API's idempotency
-replays and the sign-in lockout logs (both short-lived).
+a new one after a restore), invitation links not yet used (likewise a live credential: whoever
+holds one joins the club), sessions (everyone signs in again), the API's idempotency replays
+and the sign-in lockout logs (both short-lived).
+
+Restore trusts nothing in the file: it takes only the models a backup writes, one row per key,
+fields each model has, password hashes, and rules and hands the engine can score, before it
+writes anything; then each row passes its model's own validation (``full_clean``) as it is
+written. The first fault is named (model, key, field) in one line and nothing is kept. A file
+whose digest does not match its content (edited, or cut short) is restored only when forced.
 """
 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from django.apps import apps
+from django.contrib.auth.hashers import identify_hasher
 from django.core import serializers
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
-from django.db.models import Model
+from django.db.models import Model, Q
 
+from scoring.engine.card_facts import CardFactError, check_facts
+from scoring.engine.rules import RuleError, resolve_rules
+from scoring.engine.score import HandError, HandFacts, score_session
 from scoring.models import Game, GameScore, Hand
 from scoring.services import game_recompute
 
@@ -42,7 +55,12 @@ EXTRA_MODELS = ("auth.Group", "auth.User", "admin.LogEntry")
 LEFT_OUT = {"scoring.IdempotentRequest", "scoring.StandingLine", "scoring.StandingTotal"}
 # Rows a freshly migrated install may already hold; restore replaces them.
 REPLACEABLE = {"players.SiteSettings"}
+# Only some rows of a model: an invitation link not yet used is a live credential (whoever holds it
+# joins the club), so only used ones (the club's history) are kept.
+ROWS_KEPT = {"players.Invitation": Q(accepted_at__isnull=False)}
 CHUNK = 2000
+# The header keys the digest covers, with every row as written.
+DIGESTED = ("format", "version", "written_at", "database", "migrations", "counts")
 
 
 class _Encoder(DjangoJSONEncoder):
@@ -57,6 +75,22 @@ class _Encoder(DjangoJSONEncoder):
 
 class BackupError(Exception):
     """A backup that cannot be restored here; the message says why and what to do."""
+
+
+class _Digest:
+    """SHA-256 of a backup's rows, each as its JSON text, then of its header: the same text whether
+    taken while writing (rows as serialized) or after reading (rows as parsed), so an edited or cut
+    file shows. It detects a changed file, not a forger who recomputes it: restore still checks every row."""
+
+    def __init__(self):
+        self._hash = hashlib.sha256()
+
+    def row(self, text: str) -> None:
+        self._hash.update(text.encode() + b"\n")
+
+    def result(self, header: dict[str, Any]) -> str:
+        self._hash.update(json.dumps({key: header.get(key) for key in DIGESTED}, sort_keys=True).encode())
+        return "sha256:" + self._hash.hexdigest()
 
 
 @dataclass
@@ -103,6 +137,8 @@ def _applied_migrations(using: str) -> dict[str, list[str]]:
 
 def _rows(model: type[Model], using: str) -> Iterator[dict[str, Any]]:
     queryset = model._default_manager.using(using).order_by("pk")
+    if model._meta.label in ROWS_KEPT:
+        queryset = queryset.filter(ROWS_KEPT[model._meta.label])
     many = [relation.name for relation in model._meta.many_to_many]
     if many:
         queryset = queryset.prefetch_related(*many)
@@ -121,6 +157,7 @@ def backup_write(*, out: IO[str], using: str = DEFAULT_DB_ALIAS) -> dict[str, in
     Read in one transaction, so a game saved meanwhile is either wholly in or wholly out.
     """
     counts: dict[str, int] = {}
+    digest = _Digest()
     with transaction.atomic(using=using):
         header = {
             "format": FORMAT,
@@ -134,11 +171,14 @@ def backup_write(*, out: IO[str], using: str = DEFAULT_DB_ALIAS) -> dict[str, in
         for model in backed_up_models():
             counts[model._meta.label] = 0
             for row in _rows(model, using):
-                out.write(("\n  " if first else ",\n  ") + json.dumps(row, cls=_Encoder, ensure_ascii=False))
+                text = json.dumps(row, cls=_Encoder, ensure_ascii=False)
+                digest.row(text)
+                out.write(("\n  " if first else ",\n  ") + text)
                 first = False
                 counts[model._meta.label] += 1
         out.write("\n ],\n")
-        out.write(' "counts": ' + json.dumps(counts) + "\n}\n")
+        out.write(' "counts": ' + json.dumps(counts) + ",\n")
+        out.write(' "digest": ' + json.dumps(digest.result({**header, "counts": counts})) + "\n}\n")
     return counts
 
 
@@ -209,10 +249,166 @@ def _figures(game: Game) -> tuple:
     )  # fmt: skip
 
 
-def backup_restore(*, source: IO[str], using: str = DEFAULT_DB_ALIAS) -> RestoreReport:
-    """Load a backup into an empty, migrated database, all or nothing (BackupError says why not)."""
+def _check_digest(document: dict[str, Any], *, force: bool) -> None:
+    written = document.get("digest")
+    digest = _Digest()
+    for row in document["objects"]:
+        digest.row(json.dumps(row, ensure_ascii=False))
+    if written == digest.result(document) or force:
+        return
+    why = (
+        "carries no digest, so nothing shows that it is as `manage.py backup` wrote it"
+        if written is None
+        else "does not match its digest: it was changed (or cut short) after `manage.py backup` wrote it"
+    )
+    raise BackupError(
+        f"This backup {why}. Restore it anyway with --force (every row is still checked). Nothing was restored."
+    )
+
+
+def _where(label: str, pk: Any, field: str | None = None) -> str:
+    """How a refusal names a row: model, key and, when known, field."""
+    return f"{label} {pk}" + (f", field {field}" if field else "")
+
+
+def _refuse(label: str, pk: Any, field: str | None, message: str) -> BackupError:
+    return BackupError(f"{_where(label, pk, field)}: {message} Nothing was restored.")
+
+
+def _check_rows(rows: list[Any]) -> None:
+    """Before anything is written: only rows a backup writes, one per key, with their models' fields,
+    password hashes only, and rules and hands the engine scores (all in the file's own terms)."""
+    models = {model._meta.label_lower: model for model in backed_up_models()}
+    seen: dict[tuple[str, Any], int] = {}
+    games: dict[Any, dict[str, Any]] = {}
+    hands: dict[Any, list[tuple[Any, dict[str, Any]]]] = {}
+    for index, row in enumerate(rows, start=1):
+        if not isinstance(row, dict) or not isinstance(row.get("fields"), dict):
+            raise BackupError(f"Row {index} of the backup is not a model row. Nothing was restored.")
+        label, pk, fields = row.get("model"), row.get("pk"), row["fields"]
+        model = models.get(label) if isinstance(label, str) else None
+        if model is None:
+            raise BackupError(
+                f"Row {index} is of model {label}, which a backup never holds (it holds only "
+                f"{', '.join(sorted(models))}). Nothing was restored."
+            )
+        if pk is None or isinstance(pk, dict | list):
+            raise _refuse(label, pk, "pk", f"row {index} has no key.")
+        if (label, pk) in seen:
+            raise _refuse(label, pk, None, f"appears twice (rows {seen[label, pk]} and {index}).")
+        seen[label, pk] = index
+        known = {field.name for field in model._meta.concrete_fields} | {
+            field.name for field in model._meta.many_to_many
+        }
+        for name in fields:
+            if name not in known or name == model._meta.pk.name:
+                raise _refuse(label, pk, name, f"{model._meta.object_name} has no such field.")
+        if label == "auth.user":
+            _check_password(label, pk, fields.get("password"))
+        if label == "scoring.season":
+            _check_rules(label, pk, fields.get("rules"))
+        if label == "scoring.game":
+            games[pk] = fields
+        if label == "scoring.hand":
+            hands.setdefault(fields.get("game"), []).append((pk, fields))
+    for pk, fields in games.items():
+        _check_game(pk, fields, hands.get(pk, []))
+
+
+def _check_password(label: str, pk: Any, password: Any) -> None:
+    if not isinstance(password, str):
+        raise _refuse(label, pk, "password", "is not text.")
+    if password.startswith("!"):  # an account that signs in another way (an unusable password)
+        return
+    try:
+        identify_hasher(password)
+    except ValueError:
+        message = "is not a password hash (a backup never holds a password itself)."
+        raise _refuse(label, pk, "password", message) from None
+
+
+def _check_rules(label: str, pk: Any, rules: Any):
+    try:
+        return resolve_rules(rules)
+    except RuleError as error:
+        raise _refuse(label, pk, "rules", f"{error.message}.") from None
+
+
+def _is_key(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_game(pk: Any, fields: dict[str, Any], rows: list[tuple[Any, dict[str, Any]]]) -> None:
+    """The game's hands, as the engine would score them, numbered 1 to N; cards that fit their facts."""
+    rules = _check_rules("scoring.game", pk, fields.get("rules"))
+    for name in ("player_one", "player_two", "first_dealer"):
+        if not _is_key(fields.get(name)):
+            raise _refuse("scoring.game", pk, name, "must be a player's id.")
+    for hand_pk, hand in rows:
+        if isinstance(hand.get("number"), bool) or not isinstance(hand.get("number"), int):
+            raise _refuse("scoring.hand", hand_pk, "number", "must be a whole number.")
+        if hand.get("by") is not None and not _is_key(hand["by"]):
+            raise _refuse("scoring.hand", hand_pk, "by", "must be a player's id.")
+        if not isinstance(hand.get("upcard") or "", str):
+            raise _refuse("scoring.hand", hand_pk, "upcard", "must be a card such as 7S.")
+    rows = sorted(rows, key=lambda pair: pair[1]["number"])
+    for expected, (hand_pk, hand) in enumerate(rows, start=1):
+        if hand["number"] != expected:
+            message = f"game {pk} has no hand {expected} before hand {hand['number']}."
+            raise _refuse("scoring.hand", hand_pk, "number", message)
+    facts = [
+        HandFacts(
+            ending=hand.get("ending"),
+            by=hand.get("by"),
+            knocker_deadwood=hand.get("knocker_deadwood"),
+            defender_deadwood=hand.get("defender_deadwood"),
+            upcard=hand.get("upcard") or None,
+        )
+        for _, hand in rows
+    ]
+    players = (fields.get("player_one"), fields.get("player_two"))
+    try:
+        score_session(rules, players, fields.get("first_dealer"), facts)
+    except HandError as error:
+        if error.hand is None:
+            raise _refuse("scoring.game", pk, error.field, f"{error.message}.") from None
+        hand_pk = rows[error.hand - 1][0]
+        where = f"scoring.hand {hand_pk} (game {pk}, hand {error.hand}), field {error.field}"
+        raise BackupError(f"{where}: {error.message}. Nothing was restored.") from None
+    for (hand_pk, hand), fact in zip(rows, facts, strict=True):
+        if hand.get("cards") is None:
+            continue
+        try:
+            check_facts(rules, fact, hand["cards"])
+        except CardFactError as error:
+            raise _refuse("scoring.hand", hand_pk, error.field, f"{error.message}.") from None
+
+
+def _save_checked(restored: serializers.base.DeserializedObject, using: str) -> None:
+    """Write one row after its model's own validation (``full_clean``); the fault names model, key and field."""
+    row = restored.object
+    label, pk = row._meta.label_lower, row.pk
+    deferred = [field.name for field in (restored.deferred_fields or {})]
+    try:
+        row.full_clean(exclude=deferred)
+    except ValidationError as error:
+        field, messages = next(iter(error.message_dict.items()))
+        raise _refuse(label, pk, None if field == "__all__" else field, " ".join(messages)) from None
+    try:  # what full_clean cannot see (a key the database refuses): the whole restore rolls back
+        restored.save(using=using)
+    except (IntegrityError, ValueError, OverflowError) as error:
+        raise _refuse(label, pk, None, f"cannot be stored ({error}).") from None
+
+
+def backup_restore(*, source: IO[str], using: str = DEFAULT_DB_ALIAS, force: bool = False) -> RestoreReport:
+    """Load a backup into an empty, migrated database, all or nothing (BackupError says why not).
+
+    ``force`` restores a file whose digest does not match (every row is checked all the same).
+    """
     document = _read(source)
+    _check_digest(document, force=force)
     _check_schema(document, using)
+    _check_rows(document["objects"])
     report = RestoreReport()
     models = backed_up_models()
     with transaction.atomic(using=using):
@@ -225,7 +421,7 @@ def backup_restore(*, source: IO[str], using: str = DEFAULT_DB_ALIAS) -> Restore
             for restored in serializers.deserialize(
                 "python", document["objects"], using=using, handle_forward_references=True
             ):
-                restored.save(using=using)
+                _save_checked(restored, using)
                 if restored.deferred_fields:
                     deferred.append(restored)
                 label = restored.object._meta.label
@@ -234,8 +430,12 @@ def backup_restore(*, source: IO[str], using: str = DEFAULT_DB_ALIAS) -> Restore
                     updated_at[restored.object.pk] = restored.object.updated_at
             for restored in deferred:
                 restored.save_deferred_fields(using=using)
+                restored.object.full_clean()
         except serializers.base.DeserializationError as error:
-            raise BackupError(f"The backup could not be read: {error}") from None
+            raise BackupError(f"The backup could not be read: {error}. Nothing was restored.") from None
+        except ValidationError as error:  # a deferred link, checked once it is set
+            field, messages = next(iter(error.message_dict.items()))
+            raise BackupError(f"A row's {field}: {' '.join(messages)} Nothing was restored.") from None
         _reset_sequences(models, using)
         games = Game.objects.using(using).select_related("player_one", "player_two").order_by("pk")
         for game in games.iterator(chunk_size=500):

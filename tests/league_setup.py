@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
+from django.utils.text import slugify
 
 from players import clubs
 from players.models import Club, Player, Role
@@ -32,7 +33,7 @@ class ClubCast:
 
 
 def make_club(*, name="Thursday Gin", is_public=True) -> ClubCast:
-    owner = make_user(username=f"owner-{name}")
+    owner = make_user(username=f"owner-{slugify(name)}")  # a username signing up could choose
     club = clubs.club_create(name=name, owner=owner, is_public=is_public)
     users = {}
     for role, username in (("admin", "admin"), ("player", "pat"), ("player", "quinn")):

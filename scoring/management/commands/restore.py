@@ -15,18 +15,23 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", help="the backup file (.gz is read compressed; - reads standard input)")
         parser.add_argument("--database", default="default", help="the database to restore into")
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="restore a file whose digest does not match its content (changed after it was written)",
+        )
 
-    def handle(self, *args, file, database="default", **options):
+    def handle(self, *args, file, database="default", force=False, **options):
         try:
             if file == "-":
-                report = backup_restore(source=sys.stdin, using=database)
+                report = backup_restore(source=sys.stdin, using=database, force=force)
             else:
                 path = Path(file)
                 if not path.is_file():
                     raise CommandError(f"No backup file at {path}.")
                 opener = gzip.open if path.suffix == ".gz" else open
                 with opener(path, "rt", encoding="utf-8") as source:
-                    report = backup_restore(source=source, using=database)
+                    report = backup_restore(source=source, using=database, force=force)
         except BackupError as error:
             raise CommandError(str(error)) from None
         summary = ", ".join(f"{count} {label}" for label, count in report.rows.items())
