@@ -681,6 +681,18 @@ def test_invalid_record_is_refused_whole_like_scoresheet(path, people):
     assert set(Player.objects.values_list("name", flat=True)) == {"Ann", "Bob", "Cy", "creator"}  # nothing new
 
 
+def test_import_reads_a_preset_name_in_any_letter_case_and_refuses_one_that_is_not_text(people):
+    client = client_for("outsider", people)
+    record = {"players": ["Dee", "Eve"], "first_dealer": "Dee", "hands": []}
+    response = client.post("/api/games/import/", {**record, "rules": {"preset": "Hollywood"}}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["preset"] == "hollywood" and response.json()["rules"]["hollywood"] is True
+    response = client.post("/api/games/import/", {**record, "rules": {"preset": ["standard"]}}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"] == {"hand": None, "field": "preset"}
+    assert Game.objects.count() == 1
+
+
 def test_import_error_shapes_for_bad_json_and_nul(people):
     client = client_for("outsider", people)
     response = client.post("/api/games/import/", "{not json", content_type="application/json")

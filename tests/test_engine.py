@@ -2,6 +2,7 @@
 
 import pytest
 
+from scoring.engine.record import evaluate, parse_record
 from scoring.engine.rules import PRESETS, RuleError, resolve_rules
 from scoring.engine.score import HandError, HandFacts, score_session
 
@@ -161,3 +162,26 @@ def test_overrides_round_trip():
     assert rules.overrides() == {"preset": "classic", "undercut_bonus": 25, "next_dealer": "winner"}
     assert resolve_rules(rules.overrides()) == rules
     assert ("Undercut bonus", "25") in rules.describe()
+
+
+# --- preset names (docs/game-record.md, "rules") -----------------------------------------------------
+
+SHORT_RECORD = {"players": ["Ann", "Bob"], "first_dealer": "Ann", "hands": [{"ending": "gin", "by": "Ann",
+                                                                             "defender_deadwood": 80}]}
+
+
+@pytest.mark.parametrize("written", ["Standard", "STANDARD", " standard ", "Hollywood", "Lets_Play"])
+def test_a_preset_name_means_the_same_preset_in_any_letter_case(written):
+    """The record format says so; every way rules come in (records, API, forms, stored games) reads it alike."""
+    preset = written.strip().lower()
+    assert resolve_rules({"preset": written}) == PRESETS[preset]
+    record = {**SHORT_RECORD, "rules": {"preset": written}}
+    assert parse_record(record).rules_spec == {"preset": preset}  # written back in lower case
+    assert evaluate(record) == evaluate({**SHORT_RECORD, "rules": {"preset": preset}})
+
+
+@pytest.mark.parametrize("written", ["bridge", "lets play", ["standard"], {"name": "standard"}, 5, None])
+def test_a_preset_that_names_no_preset_refuses_the_record_naming_preset(written):
+    refused = evaluate({**SHORT_RECORD, "rules": {"preset": written}})
+    assert refused["error"] == {"hand": None, "field": "preset"}
+    assert refused["message"].startswith("rules: preset must be one of standard, classic, lets_play,")

@@ -55,9 +55,7 @@ def read_rules(spec: Any) -> RuleSet:
         name: value if name == "preset" else parse_value(name, value)
         for name, value in spec.items()
     }
-    if isinstance(typed.get("preset"), str):
-        typed["preset"] = typed["preset"].strip().lower()
-    return resolve_rules(typed)
+    return resolve_rules(typed)  # which reads the preset's name (rules.preset_named)
 
 
 def parse_override_lines(text: str) -> dict[str, Any]:

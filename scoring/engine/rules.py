@@ -218,11 +218,21 @@ def _check_value(name: str, value: Any) -> Any:
     return value
 
 
+def preset_named(name: Any) -> str:
+    """The preset a name means: letter case and spaces around it do not matter ("Standard" is
+    ``standard``), as in every other name a rule set takes; anything else refuses, naming ``preset``."""
+    key = name.strip().lower() if isinstance(name, str) else None
+    if key not in PRESETS:
+        shown = f"“{name}”" if isinstance(name, str) else repr(name)
+        raise RuleError("preset", f"preset must be one of {', '.join(PRESETS)}, not {shown}")
+    return key
+
+
 def resolve_rules(spec: Any) -> RuleSet:
     """Turn ``{"preset": ..., <overrides>}`` into a full, validated RuleSet.
 
-    A missing preset means ``standard``. An unknown field, or a value of the
-    wrong type or range, raises RuleError naming the field.
+    A missing preset means ``standard``; its name is read by ``preset_named``. An unknown
+    field, or a value of the wrong type or range, raises RuleError naming the field.
     """
     if spec is None:
         spec = {}
@@ -230,11 +240,7 @@ def resolve_rules(spec: Any) -> RuleSet:
         return spec
     if not isinstance(spec, dict):
         raise RuleError("rules", "rules must be an object such as {\"preset\": \"standard\"}")
-    preset_name = spec.get("preset", "standard")
-    if preset_name not in PRESETS:
-        raise RuleError(
-            "preset", f"preset must be one of {', '.join(PRESETS)}, not {preset_name!r}"
-        )
+    preset_name = preset_named(spec.get("preset", "standard"))
     overrides: dict[str, Any] = {}
     for name, value in spec.items():
         if name == "preset":
