@@ -77,14 +77,29 @@ def _hand_row(number: int, result: HandResult, what, meta: str, cells: list[dict
     )
 
 
-def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editable: bool) -> list[str]:
-    """One HTML row per hand: who, what, deadwood, points and the running totals."""
+# How many hands the scoresheet shows at first: the latest ones (a sitting this long is rare, and the
+# whole sheet, up to engine.score.MAX_HANDS rows, is one link away).
+SHEET_HANDS_SHOWN = 100
+
+
+def hands_hidden(count: int, *, show_all: bool) -> int:
+    """How many of a sheet's first hands the scoresheet leaves out (0: it shows every hand)."""
+    return 0 if show_all else max(count - SHEET_HANDS_SHOWN, 0)
+
+
+def sheet_rows(
+    game: Game, hands: list[Hand], session: SessionResult, *, editable: bool, hidden: int = 0
+) -> list[str]:
+    """One HTML row per hand after the first ``hidden``: who, what, deadwood, points and the running totals."""
     players = (game.player_one, game.player_two)
     names = {player.pk: player.name for player in players}
     hollywood = len(session.games) > 1
     rows = []
     edit_prefix = reverse("hand_submit", args=[game.pk])  # .../hands/ ; + "<number>/edit/"
-    for hand, result, totals in zip(hands, session.hands, running_totals(session), strict=True):
+    shown = zip(hands, session.hands, running_totals(session), strict=True)
+    for hand, result, totals in shown:
+        if hand.number <= hidden:  # the totals run on from the hidden hands all the same
+            continue
         cells = []
         for game_number, game_totals in enumerate(totals, start=1):
             scored = game_number in result.games

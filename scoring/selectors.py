@@ -50,6 +50,12 @@ def game_detail(*, pk: int) -> Game:
     )
 
 
+def game_hands(*, pk: int) -> tuple[Game, QuerySet[Hand]]:
+    """A game without its hands (and its club, for who may see it), and its hands in order, to page through."""
+    game = Game.objects.select_related("season__club").get(pk=pk)
+    return game, Hand.objects.filter(game=game).order_by("number")
+
+
 def games_for_export() -> QuerySet[Game]:
     return Game.objects.select_related("player_one", "player_two", "first_dealer").prefetch_related(
         Prefetch("hands", queryset=Hand.objects.select_related("by").order_by("number"))

@@ -55,7 +55,7 @@ from scoring.permissions import (
     refuse_closed_season,
     result_waits_for,
 )
-from scoring.scoresheet import describe_result, sheet_boards, sheet_rows
+from scoring.scoresheet import describe_result, hands_hidden, sheet_boards, sheet_rows
 from scoring.selectors import game_for_sheet, game_list, game_session, todo_for
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
@@ -144,15 +144,18 @@ def sheet_context(
     preview_ok: bool = False,
     saved: str = "",
     card_mode: bool = False,
+    all_hands: bool = False,
 ) -> dict:
-    """Everything the scoresheet shows, from the stored facts scored by the engine."""
+    """Everything the scoresheet shows, from the stored facts scored by the engine (the latest
+    SHEET_HANDS_SHOWN hands unless ``all_hands``)."""
     rules = game.rule_set
     hands, session = game_session(game, rules)
     players = (game.player_one, game.player_two)
     names = {player.pk: player.name for player in players}
     hollywood = len(session.games) > 1
     editable = can_edit_game(request.user, game)
-    rows = sheet_rows(game, hands, session, editable=editable)
+    hidden = hands_hidden(len(hands), show_all=all_hands)
+    rows = sheet_rows(game, hands, session, editable=editable, hidden=hidden)
     boards = sheet_boards(game, session)
     if form is None and editable and not session.over:
         initial = {"expected_number": len(hands) + 1, "entry": "cards" if card_mode else ""}
@@ -166,6 +169,8 @@ def sheet_context(
         "players": players,
         "hollywood": hollywood,
         "rows": rows,
+        "hands_hidden": hidden,
+        "hands_shown": len(hands) - hidden,
         "boards": boards,
         "session": session,
         "over": session.over,
@@ -330,8 +335,10 @@ def hand_cards(request, game: Game):
 
 def game_sheet(request, pk: int):
     card_mode = request.GET.get("cards") == "1"
+    all_hands = request.GET.get("hands") == "all"
     game = _load_game(pk, request.user)
-    return render(request, "scoring/game.html", sheet_context(request, game, card_mode=card_mode))
+    context = sheet_context(request, game, card_mode=card_mode, all_hands=all_hands)
+    return render(request, "scoring/game.html", context)
 
 
 def _left_blank(form: HandForm, field: str) -> bool:

@@ -93,3 +93,43 @@ def test_recording_a_hand_past_the_cap_on_the_scoresheet_is_refused(full_game, a
     errors = re.findall(r'<p class="error" role="alert">(.*?)</p>', response.content.decode())
     assert any(f"a game holds at most {MAX_HANDS} hands" in error for error in errors), errors
     assert Hand.objects.filter(game=full_game).count() == MAX_HANDS
+
+
+# --- a long sheet is sent in parts ------------------------------------------------------------------
+
+
+def test_the_scoresheet_of_a_long_game_shows_its_latest_hands_and_links_to_all(full_game):
+    url = reverse("game", args=[full_game.pk])
+    page = Client().get(url).content.decode()
+    numbers = [int(number) for number in re.findall(r'<tr class="dead"><td class="num">(\d+)</td>', page)]
+    assert numbers == list(range(MAX_HANDS - 99, MAX_HANDS + 1))
+    assert f"The last 100 of {MAX_HANDS} hands." in page
+    assert f'href="{url}?hands=all#hands">Show all {MAX_HANDS} hands</a>' in page
+    whole = Client().get(url, {"hands": "all"}).content.decode()
+    assert len(re.findall(r'<tr class="dead">', whole)) == MAX_HANDS and "The last 100" not in whole
+
+
+def test_the_hands_shown_keep_the_running_totals_of_the_hands_before_them(ann):
+    record = dead_hands(150)
+    knock = {"ending": "knock", "by": "Ann", "knocker_deadwood": 1, "defender_deadwood": 10}
+    record["hands"] = [knock, *record["hands"]]
+    game = services.game_import(record=parse_record(record), created_by=ann)
+    page = Client().get(reverse("game", args=[game.pk])).content.decode()
+    first_shown = re.search(r'<tr class="dead"><td class="num">52</td>.*?</tr>', page).group(0)
+    assert re.findall(r'<td class="num run">(\d+)</td>', first_shown) == ["9", "0"]  # Ann's knock in hand 1
+    assert '<td class="num">1</td>' not in page.split('class="hands"', 1)[1]
+
+
+def test_a_short_sheet_shows_every_hand_without_a_link(ann):
+    game = services.game_import(record=parse_record(dead_hands(100)), created_by=ann)
+    page = Client().get(reverse("game", args=[game.pk])).content.decode()
+    assert len(re.findall(r'<tr class="dead">', page)) == 100 and "Show all" not in page
+
+
+def test_the_api_pages_a_games_hands(full_game):
+    first = APIClient().get(f"/api/games/{full_game.pk}/hands/").json()
+    assert first["count"] == MAX_HANDS and [hand["number"] for hand in first["results"]] == list(range(1, 51))
+    assert first["next"].endswith(f"/api/games/{full_game.pk}/hands/?page=2")
+    last = APIClient().get(f"/api/games/{full_game.pk}/hands/", {"page": 5, "page_size": 200}).json()
+    assert [hand["number"] for hand in last["results"]] == list(range(801, 1001)) and last["next"] is None
+    assert APIClient().get("/api/games/999999/hands/").status_code == 404

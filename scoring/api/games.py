@@ -340,6 +340,25 @@ class _HandViewBase(APIView):
 
 
 class HandListView(_HandViewBase):
+    pagination_class = Pages
+
+    @extend_schema(
+        operation_id="games_hands_list",
+        summary="A game's hands, in order, a page at a time",
+        description="Hand 1 first, 50 a page (`page_size` up to 200). `GET /api/games/{id}/` carries every "
+        "hand at once (at most 1000, the cap of a game: docs/game-record.md); this list pages them.",
+        responses={200: s.HandSerializer(many=True), **LIST_ERRORS},
+    )
+    def get(self, request, game_pk):
+        try:
+            game, hands = selectors.game_hands(pk=game_pk)
+        except Game.DoesNotExist:
+            raise Http404(NO_GAME) from None
+        visible_or_404(game, request.user)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(hands, request, view=self)
+        return paginator.get_paginated_response(s.HandSerializer(page, many=True).data)
+
     @extend_schema(
         operation_id="games_hands_create",
         summary="Record the next hand",

@@ -303,6 +303,9 @@
       tbody.textContent = "";
       var running = session.scores.map(function () { return {}; });
       var editable = game.can_edit;
+      // A long sheet shows only its latest hands (the page says how many); the totals still run from hand 1.
+      var shown = Number(tbody.parentNode.getAttribute("data-shown")) || session.hands.length;
+      var firstShown = Math.max(0, session.hands.length - shown);
       session.hands.forEach(function (scored, index) {
         var local = hands[index];
         var cells = [];
@@ -311,10 +314,11 @@
           if (inBoard && scored.winner !== null && scored.winner !== undefined) {
             running[b][scored.winner] = (running[b][scored.winner] || 0) + scored.points;
           }
-          if (hollywood) {
+          if (hollywood && index >= firstShown) {
             cells.push(el("td", { "class": "num run", text: (running[b][players[0].id] || 0) + "–" + (running[b][players[1].id] || 0) }));
           }
         });
+        if (index < firstShown) { return; }
         if (!hollywood) {
           players.forEach(function (p) { cells.push(el("td", { "class": "num run", text: String(running[0][p.id] || 0) })); });
         }

@@ -12,6 +12,8 @@ from collections import Counter
 import pytest
 from playwright.sync_api import expect
 
+from scoring import services
+from scoring.engine.record import parse_record
 from scoring.models import FactChange, Game, Hand
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand
@@ -511,4 +513,23 @@ def test_an_offline_save_empties_the_preview_with_the_form_and_a_win_worth_0_sho
     expect(page.get_by_label("Knocker's deadwood")).to_have_value("")
     expect(page.locator("#preview")).to_have_text("")
     expect(page.locator("table.hands tbody tr.unsent td.pts")).to_have_text("0")
+
+def test_a_long_sheet_redrawn_offline_keeps_showing_its_latest_hands(page, live_server):
+    """The page shows a long sheet's latest 100 hands; a hand scored offline redraws the same window,
+    its totals still counted from hand 1."""
+    user = UserFactory(username="ann")
+    knock = {"ending": "knock", "by": "Ann", "knocker_deadwood": 1, "defender_deadwood": 10}  # Ann 9
+    record = {"players": ["Ann", "Bob"], "first_dealer": "Bob", "hands": [knock, *[{"ending": "dead"}] * 149]}
+    game = services.game_import(record=parse_record(record), created_by=user)
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+    rows = page.locator("table.hands tbody tr")
+    expect(rows).to_have_count(100)
+    page.context.set_offline(True)
+    enter_hand(page, ending="Dead hand")
+    save_offline(page, 1)
+    expect(rows).to_have_count(100)
+    expect(rows.first.locator("td").first).to_have_text("52")
+    expect(rows.first.locator("td.run")).to_have_text(["9", "0"])
+    expect(rows.last.locator("td").first).to_have_text("151")
     page.context.set_offline(False)
