@@ -283,6 +283,12 @@ def set_field(model: str, field: str, value, **where):
     return edit
 
 
+def claimed_by_mallory(document):
+    next(row for row in document["objects"] if row["model"] == "players.player" and row["fields"]["user"])[
+        "fields"
+    ]["user"] = ["mallory"]
+
+
 def second_copy_of_a_user_made_superuser(document):
     user = next(row for row in document["objects"] if row["model"] == "auth.user")
     copy = json.loads(json.dumps(user))
@@ -314,10 +320,15 @@ def second_copy_of_a_user_made_superuser(document):
         (set_field("scoring.hand", "colour", "red", ending="knock"), "field colour: Hand has no such field."),
         (set_field("scoring.game", "rules", {"preset": "standard", "target": -1}, preset="hollywood"),
          "field rules: target must be between 1 and 10000, not -1."),
+        (set_field("scoring.hand", "game", 9999, ending="knock"),
+         "field game: points at scoring.game 9999, which the backup does not hold."),
+        (claimed_by_mallory,
+         "field user: points at auth.user ['mallory'], which the backup does not hold."),
     ],
     ids=[
         "api-token", "session", "permission", "duplicate-user", "role", "slug", "plain-password",
-        "deadwood-500", "bogus-ending", "points-1e30", "unknown-field", "target-minus-1",
+        "deadwood-500", "bogus-ending", "points-1e30", "unknown-field", "target-minus-1", "dangling-link",
+        "unknown-account",
     ],
 )
 def test_restore_refuses_what_no_backup_holds_naming_the_object_and_field(written, tmp_path, edit, said):
