@@ -441,7 +441,8 @@ def _save_checked(restored: serializers.base.DeserializedObject, using: str) -> 
     try:  # what full_clean cannot see (a key the database refuses): the whole restore rolls back
         restored.save(using=using)
     except (IntegrityError, ValueError, OverflowError) as error:
-        raise _refuse(label, pk, None, f"cannot be stored ({error}).") from None
+        reason = (str(error).splitlines() or [type(error).__name__])[0]  # PostgreSQL adds a DETAIL line
+        raise _refuse(label, pk, None, f"cannot be stored ({reason}).") from None
 
 
 def backup_restore(*, source: IO[str], using: str = DEFAULT_DB_ALIAS, force: bool = False) -> RestoreReport:

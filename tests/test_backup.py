@@ -283,6 +283,12 @@ def set_field(model: str, field: str, value, **where):
     return edit
 
 
+def two_players_named_alike(document):
+    """Player names are unique in any letter case: the database's constraint refuses the second, named."""
+    players = [row for row in document["objects"] if row["model"] == "players.player"]
+    players[1]["fields"]["name"] = players[0]["fields"]["name"].upper()
+
+
 def claimed_by_mallory(document):
     next(row for row in document["objects"] if row["model"] == "players.player" and row["fields"]["user"])[
         "fields"
@@ -322,12 +328,13 @@ def second_copy_of_a_user_made_superuser(document):
          "field rules: target must be between 1 and 10000, not -1."),
         (set_field("scoring.hand", "game", 9999, ending="knock"),
          "field game: points at scoring.game 9999, which the backup does not hold."),
+        (two_players_named_alike, ": cannot be stored ("),
         (claimed_by_mallory,
          "field user: points at auth.user ['mallory'], which the backup does not hold."),
     ],
     ids=[
         "api-token", "session", "permission", "duplicate-user", "role", "slug", "plain-password",
-        "deadwood-500", "bogus-ending", "points-1e30", "unknown-field", "target-minus-1", "dangling-link",
+        "deadwood-500", "bogus-ending", "points-1e30", "unknown-field", "target-minus-1", "same-name", "dangling-link",
         "unknown-account",
     ],
 )
