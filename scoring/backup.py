@@ -301,9 +301,10 @@ def _check_rows(rows: list[Any]) -> None:
         known = {field.name for field in model._meta.concrete_fields} | {
             field.name for field in model._meta.many_to_many
         }
-        for name in fields:
+        for name, value in fields.items():
             if name not in known or name == model._meta.pk.name:
                 raise _refuse(label, pk, name, f"{model._meta.object_name} has no such field.")
+            _check_value(label, pk, model._meta.get_field(name), value)
         if label == "auth.user":
             _check_password(label, pk, fields.get("password"))
         if label == "scoring.season":
@@ -345,6 +346,16 @@ def _check_links(rows: list[dict[str, Any]], models: dict[str, type[Model]], key
             key = tuple(value) if isinstance(value, list) else value
             if value is not None and (target, key) not in keys:
                 raise _refuse(label, row["pk"], name, f"points at {target} {value}, which the backup does not hold.")
+
+
+def _check_value(label: str, pk: Any, field, value: Any) -> None:
+    """A value its field can read (a time that is a time, a number that is a number), named if not."""
+    if field.is_relation or value is None:
+        return
+    try:
+        field.to_python(value)
+    except ValidationError as error:
+        raise _refuse(label, pk, field.name, " ".join(error.messages)) from None
 
 
 def _check_password(label: str, pk: Any, password: Any) -> None:
