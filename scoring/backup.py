@@ -35,7 +35,7 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, DataError, IntegrityError, connections, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
 from django.db.models import Model, Q
@@ -352,6 +352,8 @@ def _check_value(label: str, pk: Any, field, value: Any) -> None:
     """A value its field can read (a time that is a time, a number that is a number), named if not."""
     if field.is_relation or value is None:
         return
+    if isinstance(value, str) and "\x00" in value:  # no page or API takes it; PostgreSQL cannot store it
+        raise _refuse(label, pk, field.name, "text may not contain the NUL character.")
     try:
         field.to_python(value)
     except ValidationError as error:
@@ -451,7 +453,7 @@ def _save_checked(restored: serializers.base.DeserializedObject, using: str) -> 
         raise _refuse(label, pk, None if field == "__all__" else field, " ".join(messages)) from None
     try:  # what full_clean cannot see (a key the database refuses): the whole restore rolls back
         restored.save(using=using)
-    except (IntegrityError, ValueError, OverflowError) as error:
+    except (IntegrityError, DataError, ValueError, OverflowError) as error:
         reason = (str(error).splitlines() or [type(error).__name__])[0]  # PostgreSQL adds a DETAIL line
         raise _refuse(label, pk, None, f"cannot be stored ({reason}).") from None
 

@@ -331,13 +331,14 @@ def second_copy_of_a_user_made_superuser(document):
         (two_players_named_alike, ": cannot be stored ("),
         (set_field("scoring.hand", "created_at", "yesterday", ending="knock"),
          "field created_at: “yesterday” value has an invalid format."),
+        (set_field("players.club", "name", "Gin\x00Club"), "players.club 1, field name: text may not contain the NUL"),
         (claimed_by_mallory,
          "field user: points at auth.user ['mallory'], which the backup does not hold."),
     ],
     ids=[
         "api-token", "session", "permission", "duplicate-user", "role", "slug", "plain-password",
         "deadwood-500", "bogus-ending", "points-1e30", "unknown-field", "target-minus-1", "dangling-link",
-        "same-name", "bad-time", "unknown-account",
+        "same-name", "bad-time", "nul", "unknown-account",
     ],
 )
 def test_restore_refuses_what_no_backup_holds_naming_the_object_and_field(written, tmp_path, edit, said):
