@@ -12,6 +12,23 @@
     if (target) { target.focus({ preventScroll: false }); }
   });
 
+  // A scoresheet opened on a phone: the keyboard starts on the first field of the record form, not
+  // a dozen links above it. Only once, as the page opens, and only if nothing has the focus yet
+  // (a link to a part of the page, a screen reader already reading): later updates never move it.
+  function focusRecordOnOpen() {
+    var phone = window.matchMedia && window.matchMedia("(max-width: 40rem), (pointer: coarse)").matches;
+    var active = document.activeElement;
+    if (!phone || location.hash || (active && active !== document.body)) { return; }
+    var first = document.querySelector("#sheet form#record:not([hidden]) input[name=ending]:checked") ||
+      document.querySelector("#sheet form#record:not([hidden]) input[name=ending]");
+    if (first) { first.focus({ preventScroll: true }); }
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", focusRecordOnOpen);
+  } else {
+    focusRecordOnOpen();
+  }
+
   // Card entry: a card can be in only one hand. Picking it in one player's grid
   // disables it in the other's, and each grid's legend counts its picks.
   function syncCardGrids(root) {

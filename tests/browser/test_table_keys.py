@@ -1,0 +1,85 @@
+"""At the table, offline as online (issue 32): the same sheet, the same corrections, fewer keys.
+
+A 390x844 phone, driven by the keyboard where the item is about keys, with the network
+switched off (``context.set_offline``) where the item is about scoring offline.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from players.models import Player
+from tests.browser.conftest import sign_in
+from tests.factories import UserFactory, make_game
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE_390 = {"width": 390, "height": 844}
+
+
+def ann_v_bob(hands=()):
+    user = UserFactory(username="ann")
+    ann = Player.objects.create(name="Ann", user=user)
+    bob = Player.objects.create(name="Bob")
+    who = {"ann": ann.pk, "bob": bob.pk, None: None}
+    hands = [{**hand, "by": who[hand.get("by")]} for hand in hands]
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user, hands=hands)
+    return game, ann, bob
+
+
+def focused(page) -> str:
+    """The focused element as a player would name it: its label's text, or its own."""
+    return page.evaluate(
+        """() => {
+            const e = document.activeElement;
+            if (!e || e === document.body) { return "(nothing)"; }
+            const label = e.labels && e.labels[0];
+            return ((label ? label.textContent : e.textContent) || e.getAttribute("aria-label") || "").trim();
+        }"""
+    )
+
+
+# --- item 8: the sheet opens with the keyboard on the record form ----------------------------------
+
+
+def test_a_sheet_opened_on_a_phone_starts_on_how_the_hand_ended(new_page, live_server):
+    game, ann, bob = ann_v_bob()
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    expect(page.locator("input[name=ending][value=knock]")).to_be_focused()
+    # Space picks Knock at once: no Tab through the header's links first.
+    page.keyboard.press("Space")
+    expect(page.locator("input[name=ending][value=knock]")).to_be_checked()
+    # The top of the sheet (who deals next, the scores) stays in view.
+    assert page.evaluate("window.scrollY") == 0
+
+
+def test_sign_in_and_setup_start_in_the_first_box(new_page, live_server):
+    page = new_page(viewport=PHONE_390)
+    page.goto(f"{live_server.url}/setup/")
+    expect(page.get_by_label("Username")).to_be_focused()
+    UserFactory(username="ann")
+    page.goto(f"{live_server.url}/login/")
+    expect(page.get_by_label("Username")).to_be_focused()
+
+
+# --- item 9: "Enter the cards instead" after the deadwood boxes --------------------------------------
+
+
+def test_tab_goes_from_who_went_out_to_the_deadwood_boxes(new_page, live_server):
+    game, ann, bob = ann_v_bob()
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    page.locator("input[name=ending][value=knock]").check()
+    page.locator("input[name=by]").first.check()
+    page.locator("input[name=by]").first.focus()
+    page.keyboard.press("Tab")
+    assert focused(page) == "Knocker's deadwood"
+    page.keyboard.press("Tab")
+    assert focused(page) == "Other player's deadwood"
+    page.keyboard.press("Tab")
+    assert focused(page) == "Enter the cards instead"  # still there, one Tab later
+    expect(page.get_by_role("button", name="Enter the cards instead")).to_be_visible()
