@@ -672,6 +672,16 @@ def _recent_games(user, limit: int = 5) -> list[Game]:
     return recent
 
 
+def _rules_summary(rules) -> dict:
+    """The new-game form's "These rules" line: the preset and every rule it changes (Hollywood too),
+    as the sheet's rules line says them, then the whole list."""
+    return {
+        "checked_rules": rules.describe() if rules else None,
+        "checked_preset": PRESET_LABELS.get(rules.preset) if rules else "",
+        "checked_overrides": rules.describe_overrides() if rules else [],
+    }
+
+
 def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
     names = list(Player.objects.order_by("name").values_list("name", flat=True)[:300])
     rules = form.cleaned_data.get("rules") if form.is_bound and hasattr(form, "cleaned_data") else None
@@ -686,8 +696,7 @@ def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
             for game in recent
         ],
         "player_names": names,
-        "checked_rules": rules.describe() if rules else None,
-        "checked_preset": PRESET_LABELS.get(rules.preset) if rules else "",
+        **_rules_summary(rules),
     }
 
 
@@ -757,11 +766,7 @@ def rules_check(request):
         if name.startswith(("rule_", "preset"))
         for error in field_errors
     ]
-    context = {
-        "checked_rules": rules.describe() if rules else None,
-        "checked_preset": PRESET_LABELS.get(rules.preset) if rules else "",
-        "rule_errors": errors,
-    }
+    context = {**_rules_summary(rules), "rule_errors": errors}
     return render(request, "scoring/game_new.html#rules_summary", context)
 
 

@@ -153,6 +153,16 @@
     } catch (error) { /* a field without a text selection */ }
   });
 
+  // New game: choosing another rule set starts from that set's own Hollywood (ticked only for the
+  // Hollywood preset), so a tick carried over from the last game's rules is never kept unseen.
+  // In the capture phase: before htmx sends the form for the rules' summary.
+  document.addEventListener("change", function (event) {
+    var select = event.target;
+    if (!select || select.name !== "preset" || !select.form || !select.form.classList.contains("new-game")) { return; }
+    var hollywood = select.form.querySelector("input[name=hollywood]");
+    if (hollywood) { hollywood.checked = select.value === "hollywood"; }
+  }, true);
+
   // New game: "Who deals first" offers the names as they are typed.
   document.addEventListener("input", function (event) {
     var input = event.target;

@@ -6,10 +6,13 @@ switched off (``context.set_offline``) where the item is about scoring offline.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
 from players.models import Player
+from scoring.models import Game
 from tests.browser.conftest import sign_in
 from tests.factories import UserFactory, make_game
 
@@ -83,3 +86,45 @@ def test_tab_goes_from_who_went_out_to_the_deadwood_boxes(new_page, live_server)
     page.keyboard.press("Tab")
     assert focused(page) == "Enter the cards instead"  # still there, one Tab later
     expect(page.get_by_role("button", name="Enter the cards instead")).to_be_visible()
+
+
+# --- item 7: the new-game form never keeps Hollywood unseen -------------------------------------------
+
+
+def test_choosing_classic_after_a_hollywood_game_drops_the_tick_and_the_summary_says_hollywood(
+    new_page, live_server
+):
+    game, ann, bob = ann_v_bob()
+    Game.objects.filter(pk=game.pk).update(rules={"preset": "hollywood"})
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/new/?from={game.pk}")
+    hollywood = page.get_by_label("Hollywood (three games at once)")
+    expect(hollywood).to_be_checked()
+
+    page.get_by_label("Rules", exact=True).select_option("classic")
+    expect(hollywood).not_to_be_checked()
+    summary = page.locator("#rules-summary .these-rules")
+    expect(summary).to_have_text("These rules: Classic (pagat / Bicycle)")
+
+    # Ticked on purpose: the summary says so, as the sheet's rules line will.
+    hollywood.check()
+    expect(summary).to_have_text("These rules: Classic (pagat / Bicycle) · Hollywood (three games at once): yes")
+    page.wait_for_load_state("networkidle")
+    page.get_by_role("button", name="Start the game").click()
+    page.wait_for_url(re.compile(r"/games/\d+/$"))
+    created = Game.objects.order_by("-pk").first()
+    assert (created.rule_set.preset, created.rule_set.hollywood) == ("classic", True)
+    expect(page.locator(".rules-line")).to_have_text("Classic (pagat / Bicycle) · Hollywood (three games at once): yes")
+
+
+def test_choosing_another_rule_set_on_a_fresh_form_leaves_no_hollywood(new_page, live_server):
+    ann_v_bob()
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/new/")
+    page.get_by_label("Rules", exact=True).select_option("hollywood")
+    expect(page.get_by_label("Hollywood (three games at once)")).to_be_checked()
+    page.get_by_label("Rules", exact=True).select_option("standard")
+    expect(page.get_by_label("Hollywood (three games at once)")).not_to_be_checked()
+    expect(page.locator("#rules-summary .these-rules")).to_have_text("These rules: Standard (modern Hoyle)")
