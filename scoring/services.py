@@ -886,6 +886,7 @@ def hand_version_set_aside(
             what=f"Hand {stored.number}",
             before=hand_summary(hand_fact_words(stored, names)),
             after=hand_summary(hand_fact_words(other, names)),
-            comment="Two phones recorded this hand; the players kept the version shown before, not this one.",
+            comment="Two phones recorded this hand; the players kept the version stored first (before), "
+            "not this one (after).",
         )
         _result_changed(game, actor, was_over=game.over)

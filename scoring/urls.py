@@ -16,6 +16,7 @@ urlpatterns = [
     path("games/<int:pk>/hands/<int:number>/edit/", views.hand_edit, name="hand_edit"),
     path("games/<int:pk>/hands/<int:number>/preview/", views.hand_edit_preview, name="hand_edit_preview"),
     path("games/<int:pk>/hands/<int:number>/remove/", views.hand_remove, name="hand_remove"),
+    path("games/<int:pk>/history/", views.game_history, name="game_history"),
     path("games/<int:pk>/again/", views.play_again, name="play_again"),
     path("players/merge/", views.player_merge, name="player_merge"),
     path("manifest.webmanifest", pwa.manifest, name="manifest"),

@@ -23,7 +23,7 @@ from players.models import Player
 from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
 from scoring import idempotency, services
-from scoring.audit import outcome_words
+from scoring.audit import game_audit_trail, outcome_words
 from scoring.engine.card_facts import Worked, knock_limit_for, work_out
 from scoring.engine.rules import PRESET_LABELS
 from scoring.engine.score import dealer_after
@@ -339,6 +339,12 @@ def game_sheet(request, pk: int):
     game = _load_game(pk, request.user)
     context = sheet_context(request, game, card_mode=card_mode, all_hands=all_hands)
     return render(request, "scoring/game.html", context)
+
+
+def game_history(request, pk: int):
+    """Every game's history (its audit trail), league game or not: e.g. the version not kept after two phones."""
+    game = _load_game(pk, request.user)
+    return render(request, "scoring/game_history.html", {"game": game, "trail": game_audit_trail(game)})
 
 
 def _left_blank(form: HandForm, field: str) -> bool:

@@ -495,12 +495,26 @@ def test_dispute_goes_to_the_admins(public):
     assert trail[0]["comment"] == "Hand 1 was a knock"
 
 
-def test_confirm_and_audit_of_a_friendly_game_are_not_found(public):
+def test_a_friendly_game_is_not_confirmed_but_has_its_history(public):
+    from scoring import services
     from tests.factories import make_game
 
-    friendly = make_game(player_one=public.pat, player_two=public.quinn, created_by=public.cast.player)
+    friendly = make_game(
+        player_one=public.pat,
+        player_two=public.quinn,
+        created_by=public.cast.player,
+        hands=[{"ending": "knock", "by": public.pat.pk, "knocker_deadwood": 3, "defender_deadwood": 13}],
+    )
     assert public.client("rival").post(f"/api/games/{friendly.pk}/confirm/", {}, format="json").status_code == 404
-    assert public.client(None).get(f"/api/games/{friendly.pk}/audit/").status_code == 404
+    services.hand_version_set_aside(hand=friendly.hands.get(), ending="gin", by=public.quinn.pk, defender_deadwood=7)
+    answer = public.client(None).get(f"/api/games/{friendly.pk}/audit/")
+    assert answer.status_code == 200, answer.content
+    [line] = answer.json()["results"]
+    assert (line["action"], line["before"], line["after"]) == (
+        "version_set_aside",
+        f"Knock by {public.pat.name} deadwood 3 against 13",
+        f"Gin by {public.quinn.name} against 7",
+    )
 
 
 def test_game_list_filters_league_games(public):

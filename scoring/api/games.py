@@ -313,12 +313,14 @@ class GameViewSet(viewsets.GenericViewSet):
         return idempotent(request, perform, self.handle_exception)
 
     @extend_schema(
-        summary="A league game's audit trail (who changed what, when)",
+        summary="A game's audit trail (who changed what, when)",
+        description="Every game's, league game or not: corrections, removals, versions not kept after two phones "
+        "recorded one hand, and a league game's confirmations and disputes.",
         responses={200: ls.FactChangeSerializer(many=True), **LIST_ERRORS},
     )
     @action(detail=True, methods=["get"], filterset_class=None, serializer_class=ls.FactChangeSerializer)
     def audit(self, request, pk=None):
-        game, _club = _leaguegame_or_404(pk, request.user)
+        game = game_or_404(pk, request.user)
         page = self.paginate_queryset(audit.game_audit_trail(game))
         return self.get_paginated_response(ls.FactChangeSerializer(page, many=True).data)
 

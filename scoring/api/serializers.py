@@ -315,7 +315,7 @@ class HandEditSerializer(HandWriteSerializer):
         allow_blank=True,
         max_length=500,
         write_only=True,
-        help_text="Why the hand is corrected (kept in a league game's audit trail).",
+        help_text="Why the hand is corrected (kept in the game's audit trail).",
     )
 
 

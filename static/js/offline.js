@@ -33,6 +33,10 @@
   var SHEET_PATH = /^\/games\/(\d+)\/$/;
   var ENDING_WORDS = { knock: "Knock", gin: "Gin", big_gin: "Big gin", dead: "Dead hand" };
   var RESULT_WORDS = { knock: "knock", gin: "gin", big_gin: "big gin", undercut: "undercut", dead: "dead hand" };
+  // The history's comment when the players keep the version this phone scored offline: it is the
+  // "after" of the correction, the version the other phone stored first the "before".
+  var KEPT_THIS_PHONES = "Two phones recorded hand {n}; the players kept the version scored offline (after), " +
+    "not the one stored first (before).";
   var netDown = false;  // a request just got no answer, even if the browser thinks it is online
 
   function offline() { return netDown || navigator.onLine === false; }
@@ -844,7 +848,7 @@
       if (!op || !op.theirs) { return null; }
       if (offline()) { say("Choosing a version needs the network: the server keeps the other one in the game's history.", true); return null; }
       var request = keep === "ours"
-        ? api("PUT", handUrl(op, op.theirs.id), Object.assign({ reason: "Two phones recorded hand " + op.number + "; the players kept the other phone's version" }, op.facts), op.key + "-ours")
+        ? api("PUT", handUrl(op, op.theirs.id), Object.assign({ reason: KEPT_THIS_PHONES.replace("{n}", op.number) }, op.facts), op.key + "-ours")
         : api("POST", handUrl(op, op.theirs.id) + "set-aside/", op.facts, op.key + "-theirs");
       return request.then(function (answer) {
         if (answer.status >= 300) {

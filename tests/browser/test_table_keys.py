@@ -12,8 +12,11 @@ import pytest
 from playwright.sync_api import expect
 
 from players.models import Player
+from scoring import services
 from scoring.models import Game
 from tests.browser.conftest import sign_in
+from tests.browser.test_kitchen import enter_hand
+from tests.browser.test_offline import open_sheet, save_offline
 from tests.factories import UserFactory, make_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -128,3 +131,54 @@ def test_choosing_another_rule_set_on_a_fresh_form_leaves_no_hollywood(new_page,
     page.get_by_label("Rules", exact=True).select_option("standard")
     expect(page.get_by_label("Hollywood (three games at once)")).not_to_be_checked()
     expect(page.locator("#rules-summary .these-rules")).to_have_text("These rules: Standard (modern Hoyle)")
+
+
+# --- item 12: every game keeps and shows its history ----------------------------------------------------
+
+
+def test_a_casual_games_history_shows_both_phones_versions_and_which_was_kept(new_page, live_server):
+    game, ann, bob = ann_v_bob()
+    phone = new_page(viewport=PHONE_390)
+    sign_in(phone, live_server.url, "ann")
+    open_sheet(phone, live_server.url, game)
+    phone.context.set_offline(True)
+    enter_hand(phone, ending="Knock", by="Ann", knocker=3, defender=33)
+    save_offline(phone, 1)
+    services.hand_record(game=game, ending="gin", by=bob.pk, defender_deadwood=7, expected_number=1)  # the other phone
+
+    phone.context.set_offline(False)
+    conflict = phone.locator(".conflict")
+    expect(conflict).to_contain_text("Two versions of hand 1")
+    conflict.get_by_role("button", name="Keep this phone's").click()
+    expect(phone.locator(".conflict")).to_have_count(0)
+
+    phone.get_by_role("link", name="History of this game").click()
+    rows = phone.locator("table.audit tbody tr")
+    expect(rows.filter(has_text="Hand 1 ending")).to_contain_text("Gin")
+    expect(rows.filter(has_text="Hand 1 ending")).to_contain_text("Knock")
+    comment = rows.filter(has_text="Hand 1 ending").locator("td").nth(5)
+    expect(comment).to_have_text(
+        "Two phones recorded hand 1; the players kept the version scored offline (after), "
+        "not the one stored first (before)."
+    )
+    trail = phone.request.get(f"{live_server.url}/api/games/{game.pk}/audit/")
+    assert trail.status == 200, trail.text()
+    assert ("Hand 1 ending", "Gin", "Knock") in [
+        (line["what"], line["before"], line["after"]) for line in trail.json()["results"]
+    ]
+
+
+def test_the_version_not_kept_is_on_a_casual_games_history_page(new_page, live_server):
+    game, ann, bob = ann_v_bob([{"ending": "gin", "by": "bob", "defender_deadwood": 7}])
+    services.hand_version_set_aside(
+        hand=game.hands.get(), ending="knock", by=ann.pk, knocker_deadwood=3, defender_deadwood=33
+    )
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    page.get_by_role("link", name="History of this game").click()
+    row = page.locator("table.audit tbody tr.audit-version_set_aside")
+    expect(row).to_contain_text("Version not kept (two phones recorded the hand): Hand 1")
+    expect(row).to_contain_text("Gin by Bob against 7")
+    expect(row).to_contain_text("Knock by Ann deadwood 3 against 33")
+    expect(row).to_contain_text("kept the version stored first (before), not this one (after)")
