@@ -15,6 +15,8 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from scoring.scoresheet import HAND_ROW_WORDS_JSON
+
 THEME_COLOUR = "#166534"
 
 # What the service worker keeps from its first run: enough to open any cached page offline and score on it.
@@ -105,4 +107,4 @@ def service_worker(request):
 @require_safe
 def offline_waiting(request):
     """What this phone holds that the server has not yet stored (filled in by static/js/offline.js)."""
-    return render(request, "scoring/offline_waiting.html")
+    return render(request, "scoring/offline_waiting.html", {"hand_words": HAND_ROW_WORDS_JSON})

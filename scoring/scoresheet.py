@@ -6,6 +6,8 @@ Presentation only: every number comes from ``scoring.engine.score`` (via
 
 from __future__ import annotations
 
+import json
+
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -15,6 +17,24 @@ from scoring.engine.cards import SUIT_SYMBOLS
 from scoring.engine.score import HandResult, SessionResult, running_totals
 from scoring.models import Game, Hand
 from scoring.templatetags.hand_cards import hand_cards_html
+
+# How a row of the hands table reads: the sheet drawn here and the sheet the phone draws offline
+# (static/js/offline.js, which reads these from the page: `hand_words` as JSON) say a hand the same way.
+# Each is a template: {by}, {winner}, {dealer} are names; {ending} a word of `endings`; the rest figures.
+HAND_ROW_WORDS = {
+    "went_out": "{by} {ending}",
+    "undercut": "{by} knock, <strong>undercut</strong> by {winner}",  # HTML: only the names are filled in
+    "dead": "Dead hand",
+    "knock_deadwood": "deadwood {knocker} v {defender}",
+    "gin_deadwood": "deadwood 0 v {defender}",
+    "upcard": "up {upcard}",
+    "dealt": "{dealer} dealt",
+    "joiner": " · ",
+    "endings": {ending: word.lower() for ending, word in ENDING_WORDS.items()},
+    "suits": SUIT_SYMBOLS,
+}
+# Handed to offline.js in a data attribute (the pages allow no inline script, JSON included).
+HAND_ROW_WORDS_JSON = json.dumps(HAND_ROW_WORDS)
 
 
 def upcard_text(upcard: str) -> str:
@@ -116,20 +136,21 @@ def sheet_rows(
                     {"value": game_totals[player.pk], "game": game_number, "scored": result.winner == player.pk}
                     for player in players
                 )
+        words = HAND_ROW_WORDS
         if hand.ending == "dead":
-            what = "Dead hand"
+            what = words["dead"]
         elif result.result == "undercut":
-            what = format_html("{} knock, <strong>undercut</strong> by {}", names[hand.by_id], names[result.winner])
+            what = format_html(words["undercut"], by=names[hand.by_id], winner=names[result.winner])
         else:
-            what = f"{names[hand.by_id]} {ENDING_WORDS[hand.ending].lower()}"
+            what = words["went_out"].format(by=names[hand.by_id], ending=words["endings"][hand.ending])
         meta = []
         if hand.ending == "knock":
-            meta.append(f"deadwood {hand.knocker_deadwood} v {hand.defender_deadwood}")
+            meta.append(words["knock_deadwood"].format(knocker=hand.knocker_deadwood, defender=hand.defender_deadwood))
         elif hand.ending != "dead":
-            meta.append(f"deadwood 0 v {hand.defender_deadwood}")
+            meta.append(words["gin_deadwood"].format(defender=hand.defender_deadwood))
         if hand.upcard:
-            meta.append(f"up {upcard_text(hand.upcard)}")
-        meta.append(f"{names[result.dealer]} dealt")
+            meta.append(words["upcard"].format(upcard=upcard_text(hand.upcard)))
+        meta.append(words["dealt"].format(dealer=names[result.dealer]))
         if hand.cards:  # legal play that was not the best: said quietly, so players can learn from it
             note = best_play_note(hand.cards, hand.ending, hand.knocker_deadwood, hand.defender_deadwood)
             if note:
@@ -140,7 +161,8 @@ def sheet_rows(
                 what,
                 hand_cards_html(hand, *players),
             )
-        rows.append(_hand_row(hand.number, result, what, " · ".join(meta), cells, edit_prefix if editable else None))
+        meta_text = words["joiner"].join(meta)
+        rows.append(_hand_row(hand.number, result, what, meta_text, cells, edit_prefix if editable else None))
     return rows
 
 

@@ -55,7 +55,7 @@ from scoring.permissions import (
     refuse_closed_season,
     result_waits_for,
 )
-from scoring.scoresheet import describe_result, hands_hidden, sheet_boards, sheet_rows
+from scoring.scoresheet import HAND_ROW_WORDS_JSON, describe_result, hands_hidden, sheet_boards, sheet_rows
 from scoring.selectors import game_for_sheet, game_list, game_session, todo_for
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
@@ -166,6 +166,7 @@ def sheet_context(
         "preset_label": PRESET_LABELS.get(rules.preset, rules.preset),
         "overrides": rules.describe_overrides(),
         "all_rules": rules.describe(),
+        "hand_words": HAND_ROW_WORDS_JSON,
         "players": players,
         "hollywood": hollywood,
         "rows": rows,

@@ -192,6 +192,40 @@
     if (facts.upcard) { parts.push("upcard " + facts.upcard); }
     return parts.join(" ");
   }
+  // A row of the hands table in the sheet's own words: the server hands them to the page
+  // (scoring/scoresheet.py HAND_ROW_WORDS, in #hand-words), so a row drawn here reads as the server's does.
+  var rowWordsCache = null;
+  function rowVocabulary() {
+    if (rowWordsCache) { return rowWordsCache; }
+    var node = document.getElementById("hand-words");
+    try { rowWordsCache = JSON.parse(node.getAttribute("data-words")); } catch (error) { rowWordsCache = null; }
+    return rowWordsCache;
+  }
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (whole, name) { return values[name] === undefined ? whole : String(values[name]); });
+  }
+  // A template to nodes: its <strong> parts become strong elements, every value is text (never HTML).
+  function fillNodes(template, values) {
+    return template.split(/(<strong>.*?<\/strong>)/).filter(Boolean).map(function (part) {
+      var strong = part.match(/^<strong>(.*)<\/strong>$/);
+      return strong ? el("strong", { text: fill(strong[1], values) }) : fill(part, values);
+    });
+  }
+  function rowWords(facts, scored, game) {
+    var words = rowVocabulary();
+    if (!words) { return { what: [outcomeWords(scored, game)], meta: factWords(facts, game) }; }  // a page kept before the words
+    var who = { by: names(game)[facts.by], winner: refName(scored.winner, game), dealer: refName(scored.dealer, game) };
+    var what;
+    if (facts.ending === "dead") { what = [words.dead]; }
+    else if (scored.result === "undercut") { what = fillNodes(words.undercut, who); }
+    else { what = [fill(words.went_out, { by: who.by, ending: words.endings[facts.ending] })]; }
+    var meta = [];
+    if (facts.ending === "knock") { meta.push(fill(words.knock_deadwood, { knocker: facts.knocker_deadwood, defender: facts.defender_deadwood })); }
+    else if (facts.ending !== "dead") { meta.push(fill(words.gin_deadwood, { defender: facts.defender_deadwood })); }
+    if (facts.upcard) { meta.push(fill(words.upcard, { upcard: facts.upcard.slice(0, -1) + (words.suits[facts.upcard.slice(-1)] || "") })); }
+    meta.push(fill(words.dealt, { dealer: who.dealer }));
+    return { what: what, meta: meta.join(words.joiner) };
+  }
   function outcomeWords(hand, game) {
     if (hand.result === "dead") { return "Dead hand"; }
     return refName(hand.winner, game) + " " + RESULT_WORDS[hand.result] + " " + hand.points;
@@ -326,7 +360,8 @@
         if (!hollywood) {
           players.forEach(function (p) { cells.push(el("td", { "class": "num run", text: String(running[0][p.id] || 0) })); });
         }
-        var what = el("td", { "class": "what" }, [outcomeWords(scored, game), el("span", { "class": "meta", text: factWords(local.facts, game) })]);
+        var words = rowWords(local.facts, scored, game);
+        var what = el("td", { "class": "what" }, words.what.concat([el("span", { "class": "meta", text: words.meta })]));
         if (local.op && local.op.state === "waiting") {
           var signIn = signInNeeded(local.op);
           what.appendChild(el("span", { "class": "unsent-mark", text: signIn ? "not yet sent: " + signInWords(signIn, 1) : "not yet sent" }));

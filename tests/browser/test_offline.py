@@ -108,9 +108,10 @@ def test_five_hands_scored_offline_survive_reload_and_restart_then_reach_the_ser
 
     rows = page.locator("table.hands tbody tr")
     expect(rows).to_have_count(5)
-    expect(rows.nth(1)).to_contain_text("Bob gin 37")
-    expect(rows.nth(2)).to_contain_text("Bob undercut 29")
-    expect(rows.nth(3)).to_contain_text("Bob knock 22")
+    # In the sheet's own words (issue 32): who went out, what happened, then the points.
+    for row, what, points in ((1, "Bob gin", "37"), (2, "Ann knock, undercut by Bob", "29"), (3, "Bob knock", "22")):
+        expect(rows.nth(row).locator("td.what")).to_contain_text(what)
+        expect(rows.nth(row).locator("td.pts")).to_have_text(points)
     expect(page.locator("#net-badge")).to_have_text("Offline · 5 waiting")
     shown = totals(page)
     assert shown == ["23", "88"], shown
@@ -120,7 +121,8 @@ def test_five_hands_scored_offline_survive_reload_and_restart_then_reach_the_ser
     # Reload without a network: the sheet and the five hands are still there, scored.
     page.reload()
     expect(page.locator("table.hands tbody tr.unsent")).to_have_count(5)
-    expect(page.locator("table.hands tbody tr").nth(3)).to_contain_text("Bob knock 22")
+    expect(page.locator("table.hands tbody tr").nth(3).locator("td.what")).to_contain_text("Bob knock")
+    expect(page.locator("table.hands tbody tr").nth(3).locator("td.pts")).to_have_text("22")
     assert totals(page) == shown
     expect(page.locator(".offline-note.status")).to_contain_text("5 changes not yet sent")
 

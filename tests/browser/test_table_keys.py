@@ -182,3 +182,49 @@ def test_the_version_not_kept_is_on_a_casual_games_history_page(new_page, live_s
     expect(row).to_contain_text("Gin by Bob against 7")
     expect(row).to_contain_text("Knock by Ann deadwood 3 against 33")
     expect(row).to_contain_text("kept the version stored first (before), not this one (after)")
+
+
+# --- item 4: offline and online hands read the same -------------------------------------------------------
+
+
+def what_cells(page) -> list[str]:
+    """Each hand's "What happened" as read ("what | the line under it"), without the "not yet sent" mark."""
+    return page.locator("table.hands tbody td.what").evaluate_all(
+        """cells => cells.map(cell => {
+            const copy = cell.cloneNode(true);
+            copy.querySelectorAll(".unsent-mark").forEach(mark => mark.remove());
+            const meta = copy.querySelector(".meta");
+            const under = meta ? meta.textContent : "";
+            if (meta) { meta.remove(); }
+            return (copy.textContent + " | " + under).replace(/\\s+/g, " ").trim();
+        })"""
+    )
+
+
+def test_a_hand_drawn_offline_reads_as_the_servers_rows_do(new_page, live_server):
+    game, ann, bob = ann_v_bob(
+        [
+            {"ending": "knock", "by": "ann", "knocker_deadwood": 3, "defender_deadwood": 13},
+            {"ending": "knock", "by": "bob", "knocker_deadwood": 8, "defender_deadwood": 5},  # Ann undercuts
+        ]
+    )
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+    online = what_cells(page)
+    assert online == [
+        "Ann knock | deadwood 3 v 13 · Bob dealt",
+        "Bob knock, undercut by Ann | deadwood 8 v 5 · Bob dealt",
+    ]
+
+    page.context.set_offline(True)
+    enter_hand(page, ending="Gin", by="Bob", defender=9)
+    save_offline(page, 1)  # the whole table is now drawn by the phone
+    offline = what_cells(page)
+    assert offline[:2] == online
+    assert offline[2] == "Bob gin | deadwood 0 v 9 · Bob dealt"
+    expect(page.locator("table.hands tbody td.what strong")).to_have_text("undercut")
+
+    page.context.set_offline(False)
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(0)
+    assert what_cells(page) == offline
