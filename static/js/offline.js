@@ -252,7 +252,6 @@
     var game = state.game;
     var session = state.session;
     var hands = state.hands;
-    var unsent = state.ops.filter(function (op) { return op.state === "waiting"; }).length;
     var players = [game.player_one, game.player_two];
     var hollywood = session.scores.length > 1;
 
@@ -399,17 +398,6 @@
       undo.hidden = hands.length === 0;
     }
 
-    // What is not yet sent.
-    var note = sheet.querySelector(".offline-note.status");
-    if (!note) {
-      note = el("p", { "class": "offline-note status", role: "status" });
-      var head = sheet.querySelector(".sheet-head");
-      head.parentNode.insertBefore(note, head.nextSibling);
-    }
-    var blockedBy = state.ops.map(signInNeeded).filter(Boolean);
-    note.hidden = unsent === 0;
-    note.textContent = !unsent ? "" : blockedBy.length ? signInWords(blockedBy[0], blockedBy.length) + ": scored on this phone, sent once " + blockedBy[0] + " is signed in." :
-      unsent + " change" + (unsent === 1 ? "" : "s") + " not yet sent: scored on this phone, sent when the network is back.";
     drawConflicts(state);
   }
 
@@ -1005,7 +993,32 @@
       node.setAttribute("data-waiting", String(waiting));
       node.setAttribute("aria-label", "Network: " + text + " (what is waiting)");
       node.hidden = false;
+      pendingNote(ops);
     }).catch(function () { node.hidden = true; });
+  }
+
+  // The sheet's "not yet sent" line counts what the badge counts (every change this phone holds),
+  // from the same list at the same moment, and says how many of them are this game's.
+  function pendingNote(ops) {
+    var sheet = document.getElementById("sheet");
+    var gameId = sheetGameId();
+    if (!sheet || gameId === null) { return; }
+    var waiting = ops.filter(function (op) { return op.state === "waiting"; });
+    var here = waiting.filter(function (op) { return op.game === gameId; }).length;
+    var note = sheet.querySelector(".offline-note.status");
+    if (!note && !waiting.length) { return; }
+    if (!note) {
+      note = el("p", { "class": "offline-note status", role: "status" });
+      var head = sheet.querySelector(".sheet-head");
+      head.parentNode.insertBefore(note, head.nextSibling);
+    }
+    var total = waiting.length;
+    var where = here === total ? "" : " (" + (here ? here : "none") + " to this game)";
+    var blockedBy = waiting.map(signInNeeded).filter(Boolean);
+    note.hidden = total === 0;
+    note.textContent = !total ? "" : blockedBy.length ?
+      signInWords(blockedBy[0], blockedBy.length) + ": scored on this phone, sent once " + blockedBy[0] + " is signed in." :
+      total + " change" + (total === 1 ? "" : "s") + " not yet sent" + where + ": scored on this phone, sent when the network is back.";
   }
 
   function drawWaiting() {

@@ -228,3 +228,38 @@ def test_a_hand_drawn_offline_reads_as_the_servers_rows_do(new_page, live_server
     page.context.set_offline(False)
     expect(page.locator("table.hands tbody tr.unsent")).to_have_count(0)
     assert what_cells(page) == offline
+
+
+# --- item 5: the pending notice and the badge agree -------------------------------------------------------
+
+
+def test_the_not_yet_sent_notice_counts_what_the_badge_counts(new_page, live_server):
+    game, ann, bob = ann_v_bob([{"ending": "knock", "by": "ann", "knocker_deadwood": 3, "defender_deadwood": 13}])
+    other = make_game(player_one=ann, player_two=bob, first_dealer=ann, created_by=game.created_by)
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, other)
+    open_sheet(page, live_server.url, game)
+    page.context.set_offline(True)
+
+    page.goto(f"{live_server.url}/games/{other.pk}/")  # the phone's kept copy
+    enter_hand(page, ending="Gin", by="Bob", defender=9)
+    save_offline(page, 1)
+    notice = page.locator(".offline-note.status")
+    expect(page.locator("#net-badge")).to_have_text("Offline · 1 waiting")
+    expect(notice).to_have_text("1 change not yet sent: scored on this phone, sent when the network is back.")
+
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    expect(page.locator("#net-badge")).to_have_text("Offline · 1 waiting")
+    expect(notice).to_have_text(
+        "1 change not yet sent (none to this game): scored on this phone, sent when the network is back."
+    )
+    page.get_by_role("link", name="Edit hand 1").click()
+    correction = page.locator("form.offline-edit")
+    correction.get_by_label("Other player's deadwood").fill("15")
+    correction.get_by_role("button", name="Save correction").click()
+    expect(correction).to_have_count(0)
+    expect(page.locator("#net-badge")).to_have_text("Offline · 2 waiting")
+    expect(notice).to_have_text(
+        "2 changes not yet sent (1 to this game): scored on this phone, sent when the network is back."
+    )
