@@ -1123,6 +1123,13 @@
     });
   }
 
+  // On the waiting page, a game started offline is a link to "#local-…" on the same page: following
+  // it (or going back from it) changes only the address, so draw what the address now names.
+  window.addEventListener("hashchange", function () {
+    if (location.pathname !== CONF.waiting) { return; }
+    if (/^#local-/.test(location.hash)) { drawLocalSheet(location.hash.slice(1)).then(function () { window.scrollTo(0, 0); }); }
+    else if (!document.getElementById("waiting-list")) { location.reload(); }  // back to the list
+  });
   window.addEventListener("online", function () { netDown = false; badge(); setTimeout(sync, 50); });
   window.addEventListener("offline", function () { badge(); });
   window.GinOffline = { sync: sync, queue: queue, badge: badge };

@@ -16,7 +16,7 @@ from scoring import services
 from scoring.models import Game
 from tests.browser.conftest import sign_in
 from tests.browser.test_kitchen import enter_hand
-from tests.browser.test_offline import open_sheet, save_offline
+from tests.browser.test_offline import open_sheet, ready, save_offline
 from tests.factories import UserFactory, make_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -263,3 +263,41 @@ def test_the_not_yet_sent_notice_counts_what_the_badge_counts(new_page, live_ser
     expect(notice).to_have_text(
         "2 changes not yet sent (1 to this game): scored on this phone, sent when the network is back."
     )
+
+
+# --- item 2: a game started offline opens from the waiting page -------------------------------------------
+
+
+def start_offline(page, base_url: str, *, one="Ann", two="Cat", preset=None, hollywood=False) -> None:
+    """Start a game on the new-game form with the network off (the form seen through the worker first)."""
+    page.goto(f"{base_url}/games/new/")
+    ready(page)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    ready(page)
+    page.context.set_offline(True)
+    page.get_by_label("First player", exact=True).fill(one)
+    page.get_by_label("Second player", exact=True).fill(two)
+    if preset:
+        page.get_by_label("Rules", exact=True).select_option(preset)
+    if hollywood:
+        page.get_by_label("Hollywood (three games at once)").check()
+    page.get_by_role("button", name="Start the game").click()
+    expect(page.locator("#sheet h1")).to_have_text(f"{one} v {two}")
+
+
+def test_a_game_started_offline_opens_from_the_waiting_page(new_page, live_server):
+    UserFactory(username="ann")
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    start_offline(page, live_server.url)
+    enter_hand(page, ending="Gin", by="Cat", defender=14)
+    save_offline(page, 1)
+
+    page.goto(f"{live_server.url}/waiting/")
+    page.get_by_role("link", name="Ann v Cat").click()
+    expect(page.locator("#sheet h1")).to_have_text("Ann v Cat")
+    expect(page.locator("table.hands tbody tr")).to_have_count(1)
+    expect(page.locator("#sheet form#record")).to_be_visible()
+    page.go_back()
+    expect(page.locator("#waiting-list")).to_contain_text("New game: Ann v Cat")
