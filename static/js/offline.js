@@ -1059,6 +1059,29 @@
     });
   }
 
+  // The worker answers a page it never kept with the waiting page: say so under that address, and
+  // list the games this phone keeps (their sheets open offline).
+  function drawNotKept() {
+    var section = document.getElementById("not-kept");
+    if (!section || location.pathname === CONF.waiting) { return Promise.resolve(); }
+    section.hidden = false;
+    section.querySelector("[data-address]").textContent = location.pathname + location.search;
+    var title = document.getElementById("waiting-title");
+    if (title) { title.replaceWith(el("h2", { id: "waiting-title", text: title.textContent })); }
+    document.title = "Not kept for offline use · GinLeague";
+    return tx("games", "readonly", function (store) { return store.getAll(); }).then(function (rows) {
+      var kept = (rows || []).filter(function (row) { return row.game && !row.movedTo; })
+        .sort(function (a, b) { return (b.seen || 0) - (a.seen || 0); });
+      var list = document.getElementById("kept-games");
+      kept.forEach(function (row) {
+        var game = row.game;
+        var href = isLocal(game.id) ? CONF.waiting + "#" + game.id : "/games/" + game.id + "/";
+        list.appendChild(el("li", {}, [el("a", { href: href, text: game.player_one.name + " v " + game.player_two.name })]));
+      });
+      section.querySelector(".kept-none").hidden = kept.length > 0;
+    });
+  }
+
   // ---- start --------------------------------------------------------------------------------------
   function keepSheet(gameId) {
     // The game's facts for the offline scorer (the worker also keeps this answer), and the page itself.
@@ -1105,6 +1128,7 @@
         }
       }).catch(function () { return null; }));
     }
+    if (document.getElementById("not-kept")) { ready.push(drawNotKept().catch(function () { return null; })); }
     if (document.getElementById("waiting-list") && /^#local-/.test(location.hash)) {
       ready.push(drawLocalSheet(location.hash.slice(1)).catch(function () { return null; }));
     }

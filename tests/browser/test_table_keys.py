@@ -301,3 +301,25 @@ def test_a_game_started_offline_opens_from_the_waiting_page(new_page, live_serve
     expect(page.locator("#sheet form#record")).to_be_visible()
     page.go_back()
     expect(page.locator("#waiting-list")).to_contain_text("New game: Ann v Cat")
+
+
+# --- item 6: a page never kept says so, and leads to the games that were ----------------------------------
+
+
+def test_the_home_page_never_kept_says_so_offline_and_links_the_kept_games(new_page, live_server):
+    game, ann, bob = ann_v_bob([{"ending": "knock", "by": "ann", "knocker_deadwood": 3, "defender_deadwood": 13}])
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)  # the only page this phone has seen
+    page.context.set_offline(True)
+
+    page.goto(f"{live_server.url}/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("This page was not kept for offline use")
+    expect(page.locator("#not-kept")).to_contain_text("/ was not opened on this phone while it had a network")
+    page.get_by_role("link", name="Ann v Bob").click()
+    expect(page).to_have_url(f"{live_server.url}/games/{game.pk}/")
+    expect(page.locator("table.hands tbody tr")).to_have_count(1)
+    # The waiting page itself is unchanged.
+    page.goto(f"{live_server.url}/waiting/")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Waiting to be sent")
+    expect(page.locator("#not-kept")).to_be_hidden()
