@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from scoring.engine.rules import rule_words
 from scoring.scoresheet import HAND_ROW_WORDS_JSON
 
 THEME_COLOUR = "#166534"
@@ -107,4 +108,5 @@ def service_worker(request):
 @require_safe
 def offline_waiting(request):
     """What this phone holds that the server has not yet stored (filled in by static/js/offline.js)."""
-    return render(request, "scoring/offline_waiting.html", {"hand_words": HAND_ROW_WORDS_JSON})
+    context = {"hand_words": HAND_ROW_WORDS_JSON, "rule_words": json.dumps(rule_words())}
+    return render(request, "scoring/offline_waiting.html", context)

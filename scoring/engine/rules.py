@@ -157,6 +157,12 @@ _CHOICE_WORDS = {
 }
 
 
+def rule_words() -> dict[str, Any]:
+    """The words a rule set is described in (presets, rules, choices), for a page that describes one
+    without the server: the sheet of a game started on a phone with no network (static/js/offline.js)."""
+    return {"presets": PRESET_LABELS, "fields": FIELD_LABELS, "choices": _CHOICE_WORDS}
+
+
 def _describe_value(rules: RuleSet, name: str) -> str:
     value = getattr(rules, name)
     if name in _CHOICE_WORDS:

@@ -349,15 +349,22 @@
         session.scores.forEach(function (board, b) {
           var inBoard = !scored.scored_in || scored.scored_in.indexOf(board.number) >= 0;
           if (inBoard && scored.winner !== null && scored.winner !== undefined) {
-            running[b][scored.winner] = (running[b][scored.winner] || 0) + scored.points;
+            var winnerKey = typeof scored.winner === "object" ? scored.winner.id : scored.winner;
+            running[b][winnerKey] = (running[b][winnerKey] || 0) + scored.points;
           }
-          if (hollywood && index >= firstShown) {
-            cells.push(el("td", { "class": "num run", text: (running[b][players[0].id] || 0) + "–" + (running[b][players[1].id] || 0) }));
+          if (hollywood && index >= firstShown) {  // as the server's sheet: one column per game, the new total of whoever scored in it
+            var scorer = inBoard && scored.winner !== null && scored.winner !== undefined ? scored.winner : null;
+            var scorerId = scorer !== null && typeof scorer === "object" ? scorer.id : scorer;
+            cells.push(scorerId === null ? el("td", { "class": "num run" }) : el("td", { "class": "num run" }, [
+              el("span", { "class": "run-who", text: (refName(scorer, game) || "").slice(0, 4) }), " " + String(running[b][scorerId] || 0)]));
           }
         });
         if (index < firstShown) { return; }
         if (!hollywood) {
-          players.forEach(function (p) { cells.push(el("td", { "class": "num run", text: String(running[0][p.id] || 0) })); });
+          var winnerId = scored.winner !== null && typeof scored.winner === "object" ? scored.winner.id : scored.winner;
+          players.forEach(function (p) {
+            cells.push(el("td", { "class": "num run" + (winnerId === p.id ? " scored" : ""), text: String(running[0][p.id] || 0) }));
+          });
         }
         var words = rowWords(local.facts, scored, game);
         var what = el("td", { "class": "what" }, words.what.concat([el("span", { "class": "meta", text: words.meta })]));
@@ -941,37 +948,91 @@
       if (stored.movedTo) { location.assign("/games/" + stored.movedTo + "/"); return null; }
       var game = stored.game;
       var main = document.getElementById("main");
-      function choice(name, value, label) {
-        return el("label", { "class": "pick" }, [el("input", { type: "radio", name: name, value: String(value) }), el("span", { text: label })]);
-      }
-      var endings = [["knock", "Knock"], ["gin", "Gin"], ["big_gin", "Big gin"], ["dead", "Dead hand"]];
-      var record = el("form", { id: "record", "class": "record", method: "post", action: "" }, [
-        el("h2", { text: "Hand 1" }),
-        el("fieldset", { "class": "picks endings" }, [el("legend", { text: "How the hand ended" })].concat(
-          endings.map(function (e) { return choice("ending", e[0], e[1]); }))),
-        el("fieldset", { "class": "picks who" }, [el("legend", { text: "Who went out" }),
-          choice("by", game.player_one.id, game.player_one.name), choice("by", game.player_two.id, game.player_two.name)]),
-        el("p", {}, [el("label", { "for": "local-knocker", text: "Knocker's deadwood " }), el("input", { id: "local-knocker", name: "knocker_deadwood", inputmode: "numeric" })]),
-        el("p", {}, [el("label", { "for": "local-defender", text: "Other player's deadwood " }), el("input", { id: "local-defender", name: "defender_deadwood", inputmode: "numeric" })]),
-        game.rules.preset === "oklahoma" || game.rules.upcard_sets_knock ? el("p", {}, [el("label", { "for": "local-upcard", text: "Upcard (e.g. 7S) " }), el("input", { id: "local-upcard", name: "upcard" })]) : null,
-        el("div", { "class": "buttons" }, [el("button", { type: "submit", name: "action", value: "save", "class": "primary", text: "Save hand" })])
-      ]);
-      var sheet = el("div", { id: "sheet", "class": "sheet", "data-local-game": gameId }, [
-        el("div", { "class": "sheet-head" }, [el("h1", { text: game.player_one.name + " v " + game.player_two.name }),
-          el("p", { "class": "rules-line", text: "Started on this phone without a network: sent when the network is back." })]),
-        el("p", { "class": "dealer", role: "status" }),
-        el("div", { "class": "boards" }),
-        record,
-        el("h2", { "class": "hands-title", text: "Hands" }),
-        el("div", { "class": "table-scroll" }, [el("table", { "class": "hands" }, [
-          el("thead", {}, [el("tr", {}, [el("th", { text: "Hand" }), el("th", { text: "What happened" }), el("th", { "class": "num", text: "Pts" }),
-            el("th", { "class": "num", text: game.player_one.name }), el("th", { "class": "num", text: game.player_two.name }), el("th", {}, [el("span", { "class": "vh", text: "Correct" })])])]),
-          el("tbody")])])
-      ]);
-      main.textContent = "";
-      main.appendChild(sheet);
-      return refresh(gameId).then(function (state) { if (state) { drawSheet(state); } return state; });
+      return engine().then(function (GinEngine) {
+        var rules = GinEngine.resolveRules(game.rules);
+        var hollywood = Boolean(rules.hollywood);
+        var players = [game.player_one, game.player_two];
+        var runHeads = hollywood
+          ? [1, 2, 3].map(function (n) { return el("th", { scope: "col", "class": "num run g" + n }, ["G" + n, el("span", { "class": "vh", text: " (game " + n + ")" })]); })
+          : players.map(function (p) { return el("th", { scope: "col", "class": "num run", text: p.name }); });
+        var sheet = el("div", { id: "sheet", "class": "sheet" + (hollywood ? " hollywood" : ""), "data-local-game": gameId }, [
+          el("div", { "class": "sheet-head" }, [
+            el("h1", {}, [game.player_one.name + " ", el("span", { "class": "v", text: "v" }), " " + game.player_two.name]),
+            el("p", { "class": "rules-line", text: rulesLine(rules, GinEngine) }),
+            el("p", { "class": "help", text: "Started on this phone without a network: sent when the network is back." })]),
+          el("p", { "class": "dealer", role: "status" }),
+          el("div", { "class": "boards" }),
+          localRecordForm(game, rules),
+          el("h2", { "class": "hands-title", text: "Hands" }),
+          el("div", { "class": "table-scroll", tabindex: "0", role: "region", "aria-label": "Hands played" }, [el("table", { "class": "hands" }, [
+            el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: "Hand" }), el("th", { scope: "col", text: "What happened" }),
+              el("th", { scope: "col", "class": "num", text: "Pts" })].concat(runHeads,
+              [el("th", { scope: "col", "class": "fix" }, [el("span", { "class": "vh", text: "Correct" })])]))]),
+            el("tbody")])])
+        ]);
+        main.textContent = "";
+        main.appendChild(sheet);
+        return refresh(gameId).then(function (state) { if (state) { drawSheet(state); } return state; });
+      });
     });
+  }
+
+  // The rules line as the server writes it (RuleSet.describe_overrides): the preset, then each rule
+  // changed from it. The words come from the waiting page (scoring.engine.rules.rule_words, #rule-words).
+  function rulesLine(rules, GinEngine) {
+    var words;
+    try { words = JSON.parse(document.getElementById("rule-words").getAttribute("data-words")); } catch (error) { return ""; }
+    var preset = GinEngine.resolveRules({ preset: rules.preset });
+    var parts = [words.presets[rules.preset] || rules.preset];
+    Object.keys(words.fields).forEach(function (name) {
+      if (rules[name] === preset[name]) { return; }
+      var value = rules[name];
+      var text;
+      if (words.choices[name]) { text = words.choices[name][value]; }
+      else if (typeof value === "boolean") { text = value ? "yes" : "no"; }
+      else if (value === null) { text = name === "big_gin_bonus" ? "not allowed" : "off"; }
+      else if (name === "knock_limit" && rules.oklahoma) { text = "the upcard's value"; }
+      else if (name === "knock_limit" && value === 0) { text = "no knocking (gin only)"; }
+      else { text = String(value); }
+      parts.push(words.fields[name] + ": " + text);
+    });
+    return parts.join(" · ");
+  }
+
+  // The record form of scoring/templates/scoring/_hand_fields.html, for a game the server has not seen:
+  // the same fields, classes and labels, and the endings its rule set allows (as scoring.forms.HandForm).
+  function localRecordForm(game, rules) {
+    var counter = 0;
+    function picks(name, css, legend, options) {
+      return el("fieldset", { "class": "picks " + css }, [el("legend", { text: legend }),
+        el("div", { "class": "pick-row" }, options.map(function (option) {
+          var id = "local_" + name + "_" + (counter++);
+          return el("label", { "class": "pick", "for": id }, [el("input", { type: "radio", name: name, value: String(option[0]), id: id }), el("span", { text: option[1] })]);
+        }))]);
+    }
+    function box(name, css, label) {
+      return el("div", { "class": "field " + css }, [el("label", { "for": "local_" + name, text: label }),
+        el("input", { type: "text", name: name, id: "local_" + name, inputmode: "numeric", pattern: "[0-9]*", autocomplete: "off" })]);
+    }
+    var endings = [];
+    if (rules.oklahoma || rules.knock_limit > 0) { endings.push("knock"); }
+    endings.push("gin");
+    if (rules.big_gin_bonus !== null) { endings.push("big_gin"); }
+    endings.push("dead");
+    var upcard = rules.oklahoma ? el("fieldset", { "class": "upcard" }, [el("legend", { text: "Upcard" }),
+      picks("upcard_rank", "ranks", "Rank", ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"].map(function (r) { return [r, r]; })),
+      picks("upcard_suit", "suits", "Suit", [["S", "\u2660 S"], ["H", "\u2665 H"], ["D", "\u2666 D"], ["C", "\u2663 C"]])]) : null;
+    return el("form", { id: "record", "class": "record", method: "post", action: "" }, [
+      el("h2", { text: "Hand 1" }),
+      el("div", { "class": "record-fields" }, [
+        picks("ending", "endings", "How the hand ended", endings.map(function (e) { return [e, ENDING_WORDS[e]]; })),
+        picks("by", "who", "Who went out", [[game.player_one.id, game.player_one.name], [game.player_two.id, game.player_two.name]]),
+        upcard,
+        el("div", { id: "worked", "class": "worked" }, [el("div", { "class": "deadwood" }, [
+          box("knocker_deadwood", "knocker", "Knocker's deadwood"), box("defender_deadwood", "defender", "Other player's deadwood")])])
+      ]),
+      el("div", { "class": "buttons" }, [el("button", { type: "submit", name: "action", value: "save", "class": "primary", text: "Save hand" })])
+    ]);
   }
 
   // ---- the badge and the waiting page ---------------------------------------------------------------

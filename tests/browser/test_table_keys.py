@@ -323,3 +323,40 @@ def test_the_home_page_never_kept_says_so_offline_and_links_the_kept_games(new_p
     page.goto(f"{live_server.url}/waiting/")
     expect(page.get_by_role("heading", level=1)).to_have_text("Waiting to be sent")
     expect(page.locator("#not-kept")).to_be_hidden()
+
+
+# --- item 3: the sheet of a game started offline is the online sheet -------------------------------------
+
+
+def sheet_outline(page) -> dict:
+    """What a player reads of a sheet's frame: the rules line, the endings offered, the hands table's head."""
+    return {
+        "rules": page.locator("#sheet .rules-line").inner_text(),
+        "endings": page.locator("#record fieldset.endings label.pick").all_inner_texts(),
+        "who": page.locator("#record fieldset.who legend").inner_text(),
+        "boxes": page.locator("#record .deadwood label").all_inner_texts(),
+        "head": [text.strip() for text in page.locator("table.hands thead th").all_inner_texts()],
+    }
+
+
+def test_a_game_started_offline_gets_the_online_sheet_of_its_rules(new_page, live_server):
+    UserFactory(username="ann")
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    start_offline(page, live_server.url, preset="classic", hollywood=True)
+    offline = sheet_outline(page)
+    assert offline["rules"] == "Classic (pagat / Bicycle) · Hollywood (three games at once): yes"
+    assert offline["endings"] == ["Knock", "Gin", "Dead hand"]  # Classic allows no big gin
+    enter_hand(page, ending="Gin", by="Cat", defender=14)
+    save_offline(page, 1)
+    row = page.locator("table.hands tbody tr").first
+    offline_row = [text.strip() for text in row.locator("td.run").all_inner_texts()]
+
+    page.context.set_offline(False)
+    page.wait_for_url(re.compile(r"/games/\d+/$"))
+    expect(page.locator("table.hands tbody tr")).to_have_count(1)
+    assert sheet_outline(page) == offline
+    online_row = page.locator("table.hands tbody tr").first.locator("td.run").all_inner_texts()
+    assert [text.strip() for text in online_row] == offline_row
+    game = Game.objects.get()
+    assert (game.rule_set.preset, game.rule_set.hollywood) == ("classic", True)
