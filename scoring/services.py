@@ -694,17 +694,24 @@ def hand_edit_preview(
     after = _score(game, [_facts_from(values) if other.pk == hand.pk else _facts_of(other) for other in hands])
     _checked_cards(game, values, cards, number=hand.number)
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
-    changes = [
-        Change(f"Hand {other.number}", _describe_hand(old, names), _describe_hand(new, names))
-        for other, old, new in zip(hands, before.hands, after.hands, strict=True)
-        if other.pk != hand.pk and _describe_hand(old, names) != _describe_hand(new, names)
-    ]
+    changes = []
+    for other, old, new in zip(hands, before.hands, after.hands, strict=True):
+        if other.pk == hand.pk:
+            continue
+        if _describe_hand(old, names) != _describe_hand(new, names):
+            changes.append(Change(f"Hand {other.number}", _describe_hand(old, names), _describe_hand(new, names)))
+        if old.dealer != new.dealer:  # the loser (or winner) of an earlier hand deals a later one
+            changes.append(Change(f"Hand {other.number} dealer", names[old.dealer], names[new.dealer]))
     hollywood = len(after.games) > 1
     for old, new in zip(before.games, after.games, strict=True):
         for pk, name in names.items():
+            label = f"{name}, game {new.number}" if hollywood else name
             if old.hand_points[pk] != new.hand_points[pk]:
-                label = f"{name}, game {new.number}" if hollywood else name
                 changes.append(Change(label, str(old.hand_points[pk]), str(new.hand_points[pk])))
+            if old.boxes[pk] != new.boxes[pk]:
+                changes.append(Change(f"{label}, boxes", str(old.boxes[pk]), str(new.boxes[pk])))
+    if not (before.over or after.over) and before.next_dealer != after.next_dealer:
+        changes.append(Change("Deals next", names[before.next_dealer], names[after.next_dealer]))
     if (before.over, before.winner) != (after.over, after.winner):
 
         def outcome(result: SessionResult) -> str:

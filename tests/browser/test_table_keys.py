@@ -360,3 +360,27 @@ def test_a_game_started_offline_gets_the_online_sheet_of_its_rules(new_page, liv
     assert [text.strip() for text in online_row] == offline_row
     game = Game.objects.get()
     assert (game.rule_set.preset, game.rule_set.hollywood) == ("classic", True)
+
+
+# --- item 10: the correction preview says when boxes or a later hand's dealer change ----------------------
+
+
+def test_the_correction_preview_names_the_boxes_and_the_later_dealers_that_change(new_page, live_server):
+    game, ann, bob = ann_v_bob(
+        [
+            {"ending": "knock", "by": "ann", "knocker_deadwood": 3, "defender_deadwood": 13},  # Bob deals, loses
+            {"ending": "knock", "by": "ann", "knocker_deadwood": 2, "defender_deadwood": 12},  # so Bob deals again
+        ]
+    )
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/{game.pk}/hands/1/edit/")
+    page.get_by_label("Knocker's deadwood").fill("")  # a gin has none
+    page.locator("input[name=ending][value=gin]").check()
+    page.locator(f"input[name=by][value='{bob.pk}']").check()
+    page.get_by_label("Other player's deadwood").fill("9")
+    page.get_by_label("Other player's deadwood").press("Tab")
+    changes = page.locator("#preview .preview-changes li")
+    expect(changes.filter(has_text="Hand 2 dealer")).to_have_text("Hand 2 dealer Bob → Ann")
+    expect(changes.filter(has_text="Ann, boxes")).to_have_text("Ann, boxes 2 → 1")
+    expect(changes.filter(has_text="Bob, boxes")).to_have_text("Bob, boxes 0 → 1")
