@@ -498,10 +498,11 @@
         if (change.op === "edit") {
           if (pending) {  // not yet sent: change what will be sent
             var updated = Object.assign({}, pending, { facts: change.facts, key: newKey() });
+            if (pending.op === "edit") { updated.reason = change.reason || pending.reason || ""; }
             trial = trial.map(function (op) { return op.seq === pending.seq ? updated : op; });
             writes.push(function () { return putOp(updated); });
           } else {
-            var edit = { game: gameId, op: "edit", number: change.number, hand_id: target.id, facts: change.facts, key: newKey(), state: "waiting", made: Date.now(), user: CONF.user };
+            var edit = { game: gameId, op: "edit", number: change.number, hand_id: target.id, facts: change.facts, reason: change.reason || "", key: newKey(), state: "waiting", made: Date.now(), user: CONF.user };
             trial.push(edit);
             writes.push(function () { return addOp(edit); });
           }
@@ -597,7 +598,8 @@
     } else if (form.classList.contains("offline-edit")) {
       event.preventDefault();
       event.stopImmediatePropagation();
-      queue(gameId, { op: "edit", number: Number(form.getAttribute("data-number")), facts: formFacts(form) })
+      var reasonBox = form.querySelector("[name=reason]");
+      queue(gameId, { op: "edit", number: Number(form.getAttribute("data-number")), facts: formFacts(form), reason: reasonBox ? reasonBox.value.trim() : "" })
         .then(function (state) { if (state) { form.remove(); } });
     }
   }, true);
@@ -715,11 +717,89 @@
       numberField("knocker_deadwood", "Knocker's deadwood", facts.knocker_deadwood),
       numberField("defender_deadwood", "Other player's deadwood", facts.defender_deadwood),
       sheet.querySelector("form#record [name=upcard_rank]") ? numberField("upcard", "Upcard (e.g. 7S)", facts.upcard) : null,
+      el("div", { id: "offline-preview", "class": "preview", "aria-live": "polite" }),
+      el("div", { "class": "field reason" }, [el("label", { "for": "offline-reason", text: "Reason for the correction" }),
+        el("textarea", { name: "reason", id: "offline-reason", rows: "2", maxlength: "500", "aria-describedby": "offline-reason-help" }),
+        el("small", { "class": "help", id: "offline-reason-help", text: "Optional; required when the result was already confirmed. Shown in the game's history." })]),
       el("div", { "class": "buttons" }, [el("button", { type: "submit", "class": "primary", text: "Save correction" })])
     ]);
     var table = sheet.querySelector(".table-scroll");
     table.parentNode.insertBefore(form, table.nextSibling);
+    form.addEventListener("change", function () { previewCorrection(form, game, number); });
+    form.addEventListener("input", function (event) { if (event.target.name !== "reason") { previewCorrection(form, game, number); } });
     form.querySelector("select").focus();
+  }
+
+  // The correction's preview, as the edit page shows it online (scoring.views._preview_text and
+  // services.hand_edit_preview): the corrected hand, then every figure it moves, scored on this phone.
+  var REFUSAL_LABELS = { ending: "How the hand ended", by: "Who went out", knocker_deadwood: "Knocker's deadwood",
+    defender_deadwood: "Other player's deadwood", upcard: "Upcard" };
+  function previewCorrection(form, game, number) {
+    var box = form.querySelector("#offline-preview");
+    if (!current || !box) { return Promise.resolve(); }
+    var state = current;
+    var facts = formFacts(form);
+    var trial = state.hands.map(function (h) { return h.number === number ? facts : h.facts; });
+    return engine().then(function (GinEngine) {
+      box.textContent = "";
+      var after;
+      try {
+        after = GinEngine.scoreSession(game.rules, [game.player_one, game.player_two], game.first_dealer, trial);
+      } catch (error) {
+        box.className = "preview refused";
+        box.appendChild(el("p", { text: (REFUSAL_LABELS[error.field] ? REFUSAL_LABELS[error.field] + ": " : "") + error.message }));
+        return;
+      }
+      box.className = "preview";
+      var before = state.session;
+      var hollywood = after.scores.length > 1;
+      box.appendChild(el("p", { text: resultWords(after.hands[number - 1], game, hollywood) }));
+      var changes = [];
+      before.hands.forEach(function (old, i) {
+        var now = after.hands[i];
+        if (i === number - 1 || !now) { return; }
+        // as scoring.audit.outcome_words: "Bob undercut 27", "dead hand"
+        var was = old.result === "dead" ? RESULT_WORDS.dead : outcomeWords(old, game);
+        var is = now.result === "dead" ? RESULT_WORDS.dead : outcomeWords(now, game);
+        if (was !== is) { changes.push(["Hand " + (i + 1), was, is]); }
+        if (refName(old.dealer, game) !== refName(now.dealer, game)) {
+          changes.push(["Hand " + (i + 1) + " dealer", refName(old.dealer, game), refName(now.dealer, game)]);
+        }
+      });
+      before.scores.forEach(function (old, g) {
+        var now = after.scores[g];
+        [["player_one", game.player_one], ["player_two", game.player_two]].forEach(function (pair) {
+          var label = hollywood ? pair[1].name + ", game " + now.number : pair[1].name;
+          if (old[pair[0] + "_hand_points"] !== now[pair[0] + "_hand_points"]) {
+            changes.push([label, old[pair[0] + "_hand_points"], now[pair[0] + "_hand_points"]]);
+          }
+          if (old[pair[0] + "_boxes"] !== now[pair[0] + "_boxes"]) {
+            changes.push([label + ", boxes", old[pair[0] + "_boxes"], now[pair[0] + "_boxes"]]);
+          }
+        });
+      });
+      function outcome(session) { return !session.over ? "not over" : session.winner ? refName(session.winner, game) + " wins" : "level"; }
+      if (outcome(before) !== outcome(after)) { changes.push(["Game", outcome(before), outcome(after)]); }
+      if (!before.over && !after.over && refName(before.next_dealer, game) !== refName(after.next_dealer, game)) {
+        changes.push(["Deals next", refName(before.next_dealer, game), refName(after.next_dealer, game)]);
+      }
+      if (changes.length) {
+        box.appendChild(el("ul", { "class": "preview-changes", "aria-label": "What the correction changes" }, changes.map(function (c) {
+          return el("li", { text: c[0] + " " + c[1] + " \u2192 " + c[2] });
+        })));
+      }
+    });
+  }
+  // A hand's outcome in a sentence, as scoring.scoresheet.describe_result says it.
+  function resultWords(hand, game, hollywood) {
+    if (hand.result === "dead") { return "Dead hand: nobody scores; " + refName(hand.dealer, game) + " deals again."; }
+    var winner = refName(hand.winner, game);
+    var lead = { knock: winner + " knocks and scores " + hand.points, undercut: "Undercut! " + winner + " scores " + hand.points,
+      gin: "Gin! " + winner + " scores " + hand.points, big_gin: "Big gin! " + winner + " scores " + hand.points }[hand.result];
+    var extra = hand.doubled ? " (doubled: spade upcard)" : "";
+    var games = hand.scored_in || [];
+    if (hollywood) { extra += ", in game" + (games.length > 1 ? "s" : "") + " " + games.join(" and "); }
+    return lead + extra + ".";
   }
 
   // ---- sync ---------------------------------------------------------------------------------------
@@ -826,7 +906,7 @@
     } else if (op.op === "add") {
       request = api("POST", handUrl(op), Object.assign({ number: op.number }, op.facts), op.key);
     } else if (op.op === "edit") {
-      request = api("PUT", handUrl(op, op.hand_id), Object.assign({ reason: "Corrected on a phone without a network" }, op.facts), op.key);
+      request = api("PUT", handUrl(op, op.hand_id), Object.assign({ reason: op.reason || "Corrected on a phone without a network" }, op.facts), op.key);
     } else {
       request = api("DELETE", handUrl(op, op.hand_id), undefined, op.key);
     }

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from players.models import Player
 from scoring import services
-from scoring.models import Game
+from scoring.models import FactChange, Game, Hand
 from tests.browser.conftest import sign_in
 from tests.browser.test_kitchen import enter_hand
 from tests.browser.test_offline import open_sheet, ready, save_offline
@@ -384,3 +384,48 @@ def test_the_correction_preview_names_the_boxes_and_the_later_dealers_that_chang
     expect(changes.filter(has_text="Hand 2 dealer")).to_have_text("Hand 2 dealer Bob → Ann")
     expect(changes.filter(has_text="Ann, boxes")).to_have_text("Ann, boxes 2 → 1")
     expect(changes.filter(has_text="Bob, boxes")).to_have_text("Bob, boxes 0 → 1")
+
+
+# --- item 1: a correction made offline previews and takes a reason, as online ----------------------------
+
+
+def test_an_offline_correction_previews_like_online_and_sends_its_reason(new_page, live_server):
+    game, ann, bob = ann_v_bob(
+        [
+            {"ending": "knock", "by": "ann", "knocker_deadwood": 3, "defender_deadwood": 13},
+            {"ending": "knock", "by": "ann", "knocker_deadwood": 2, "defender_deadwood": 12},
+        ]
+    )
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    # Online: the edit page's preview of hand 1 as Bob's gin against 9.
+    page.goto(f"{live_server.url}/games/{game.pk}/hands/1/edit/")
+    page.get_by_label("Knocker's deadwood").fill("")
+    page.locator("input[name=ending][value=gin]").check()
+    page.locator(f"input[name=by][value='{bob.pk}']").check()
+    page.get_by_label("Other player's deadwood").fill("9")
+    page.get_by_label("Other player's deadwood").press("Tab")
+    expect(page.locator("#preview p")).to_have_text("Gin! Bob scores 34.")  # the answer to the last change
+    page.wait_for_load_state("networkidle")
+    online = page.locator("#preview p, #preview li").all_inner_texts()
+    assert "Hand 2 dealer Bob → Ann" in online
+
+    open_sheet(page, live_server.url, game)
+    page.context.set_offline(True)
+    page.get_by_role("link", name="Edit hand 1").click()
+    correction = page.locator("form.offline-edit")
+    correction.get_by_label("How it ended").select_option("gin")
+    correction.get_by_label("Who went out").select_option(str(bob.pk))
+    correction.get_by_label("Knocker's deadwood").fill("")
+    correction.get_by_label("Other player's deadwood").fill("9")
+    expect(correction.locator(".preview p, .preview li")).to_have_text(online)
+    correction.get_by_label("Reason for the correction").fill("Bob went gin; Ann had misread her cards")
+    correction.get_by_role("button", name="Save correction").click()
+    expect(correction).to_have_count(0)
+
+    page.context.set_offline(False)
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(0)
+    hand = Hand.objects.get(game=game, number=1)
+    assert (hand.ending, hand.by_id, hand.defender_deadwood) == ("gin", bob.pk, 9)
+    comments = set(FactChange.objects.filter(game=game, hand_number=1).values_list("comment", flat=True))
+    assert comments == {"Bob went gin; Ann had misread her cards"}
