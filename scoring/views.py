@@ -269,13 +269,22 @@ def _card_context(form: HandForm | None, game: Game) -> dict:
     """The worked-out melds of a form in card mode, for the template."""
     worked = getattr(form, "worked", None)
     if worked is None or worked.display is None:
-        return {"worked": worked, "sides": None}
+        return {"worked": worked, "sides": None, "typed_notes": []}
+    # A figure the player typed that is not the best play: said at once, beside the melds (legal
+    # figures are stored as typed; the services refuse only what the cards cannot give).
+    typed_notes = []
+    if worked.complete:
+        for name, best in zip(DEADWOOD_BOXES, (worked.knocker_deadwood, worked.defender_deadwood), strict=True):
+            typed = str(form.data.get(name, "")).strip()
+            if best is not None and typed.isdigit() and int(typed) != best:
+                typed_notes.append(f"{HAND_FIELD_LABELS[name]}: you typed {typed}; best play {best}")
     by_id = form.cleaned_data.get("by")
     by, other = game.player_one, game.player_two
     if by_id == game.player_two_id:
         by, other = other, by
     ending = form.cleaned_data.get("ending")
-    return {"worked": worked, "sides": display_sides(worked.display, ending, by_name=by.name, other_name=other.name)}
+    sides = display_sides(worked.display, ending, by_name=by.name, other_name=other.name)
+    return {"worked": worked, "sides": sides, "typed_notes": typed_notes}
 
 
 def _hand_facts(form: HandForm, game: Game, rules) -> tuple[HandForm, dict | None]:

@@ -429,3 +429,31 @@ def test_an_offline_correction_previews_like_online_and_sends_its_reason(new_pag
     assert (hand.ending, hand.by_id, hand.defender_deadwood) == ("gin", bob.pk, 9)
     comments = set(FactChange.objects.filter(game=game, hand_number=1).values_list("comment", flat=True))
     assert comments == {"Bob went gin; Ann had misread her cards"}
+
+
+# --- item 11: card entry says at once when a typed figure is not the best play ----------------------------
+
+
+def test_card_entry_says_at_once_when_a_typed_figure_is_not_the_best_play(new_page, live_server):
+    from tests.test_table_play import DEFENDER as PLAYED_DEFENDER
+    from tests.test_table_play import KNOCKER as PLAYED_KNOCKER
+
+    game, ann, bob = ann_v_bob()
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    page.locator("input[name=ending][value=knock]").check()
+    page.locator(f"input[name=by][value='{ann.pk}']").check()
+    page.get_by_role("button", name="Enter the cards instead").click()
+    for grid, codes in (("cards_one", PLAYED_KNOCKER), ("cards_two", PLAYED_DEFENDER)):
+        for code in codes.split():
+            page.locator(f"label[for=id_{grid}_{code}]").click()
+    defender = page.get_by_label("Other player's deadwood")
+    expect(defender).to_have_value("83")  # the best play, filled in by the app
+    notes = page.locator(".card-result .card-typed")
+    expect(notes).to_have_count(0)
+
+    defender.fill("76")  # as played: 7C went on the run
+    defender.press("Tab")
+    expect(notes).to_have_text(["Other player's deadwood: you typed 76; best play 83"])
+    assert not Hand.objects.exists()  # said before any save
