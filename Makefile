@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # The ASGI app under uvicorn: wall screens' live streams (SSE) need it (runserver's WSGI
-# holds a thread per open screen and sends nothing). Static files: whitenoise's middleware.
+# holds a thread per open screen and sends nothing). Static files: whitenoise's middleware, from the
+# collected folder (below) under `make run` and `make demo`, from static/ as it is under `make dev`.
 # A short graceful shutdown: open wall screens never keep Ctrl-C waiting.
 # X-Forwarded-For/-Proto are believed only when told there is a proxy in front (uvicorn's own default
 # believes any caller at 127.0.0.1, who could then pick a new address for every request): NUM_PROXIES
@@ -33,7 +34,7 @@ export FIND_PYTHON
 # test starts would otherwise compile the project anew.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run dev demo test install lint pytest fuzz browser migrate bench clean
+.PHONY: run dev demo test install lint pytest fuzz browser migrate collectstatic bench clean
 
 $(STAMP): pyproject.toml
 	@if [ ! -x $(PY) ]; then \
@@ -55,7 +56,19 @@ install: $(STAMP)
 migrate: $(STAMP)
 	$(PY) manage.py migrate --noinput
 
-run: migrate
+# The static files collected for whitenoise: hashed names (cached for good by browsers) and a gzip copy
+# of each, which it sends to every browser that accepts gzip. Collected again only when something under
+# static/ (a file, or a folder's list: a file added, renamed or removed) or the packages change.
+# STATIC_ROOT (the environment) moves the folder, as for the settings.
+STATIC_ROOT ?= staticfiles
+$(STATIC_ROOT)/staticfiles.json: $(STAMP) $(shell find static)
+	STATIC_COLLECTED=true STATIC_ROOT=$(STATIC_ROOT) $(PY) manage.py collectstatic --noinput -v 0
+	@touch $@
+
+collectstatic: $(STATIC_ROOT)/staticfiles.json
+
+run: export STATIC_COLLECTED := true
+run: migrate collectstatic
 	@echo "GinLeague on http://$(HOST):$(PORT)/"
 	$(SERVE) --host $(HOST) --port $(PORT)
 
@@ -67,7 +80,8 @@ dev: migrate
 	  --host $(HOST) --port $(PORT)
 
 # A living demo league (a public club, a season, confirmed and provisional games), then serve.
-demo: migrate
+demo: export STATIC_COLLECTED := true
+demo: migrate collectstatic
 	$(PY) manage.py seed_demo
 	@echo "GinLeague on http://$(HOST):$(PORT)/clubs/"
 	$(SERVE) --host $(HOST) --port $(PORT)

@@ -246,22 +246,24 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
-# whitenoise sends the static files. In production: collected, compressed files with far-future
-# cache headers (hashed names); locally (DEBUG on or off) static/ as it is, so `make run` needs no
-# collectstatic. Under ASGI (uvicorn) the project's handler (ginleague/asgi.py) runs this sync
-# middleware in the request's thread and reads each file there (they are small); an async-only static
-# middleware would instead force every request of the sync test client through async_to_sync, which
-# fails beside Playwright's event loop in tests.
+# whitenoise sends the static files. Collected (hashed names, gzip copies beside them, far-future cache
+# headers) when served publicly, and under `make run`, which runs collectstatic first and says so with
+# STATIC_COLLECTED=true: a phone's first load is a third of the size. Otherwise (`make dev`, the tests)
+# static/ as it is, so an edit shows at once and nothing needs collecting. Under ASGI (uvicorn) the
+# project's handler (ginleague/asgi.py) runs this sync middleware in the request's thread and reads each
+# file there (they are small); an async-only static middleware would instead force every request of the
+# sync test client through async_to_sync, which fails beside Playwright's event loop in tests.
+STATIC_COLLECTED = SERVED_PUBLICLY or env_bool("STATIC_COLLECTED", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-        if SERVED_PUBLICLY
+        if STATIC_COLLECTED
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
-WHITENOISE_USE_FINDERS = not SERVED_PUBLICLY
-if not SERVED_PUBLICLY:  # served from static/ through the finders: no collected folder is expected
+WHITENOISE_USE_FINDERS = not STATIC_COLLECTED
+if not STATIC_COLLECTED:  # served from static/ through the finders: no collected folder is expected
     warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
 
 # Content Security Policy: everything from our own origin, no inline script.

@@ -8,6 +8,7 @@ import os
 from functools import cache
 
 from django.contrib.staticfiles import finders
+from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
@@ -94,12 +95,15 @@ def service_worker(request):
     """The service worker, from the site root so that its scope is every page.
 
     Its cache name carries a hash of its own source, the shell's URLs and their files' times,
-    so a new release replaces the old cache.
+    so a new release replaces the old cache. ``hashed``: the static files have hashed names (collected,
+    `make run` and production), so the copies the page has just downloaded are the right ones and the
+    worker keeps those instead of downloading the shell a second time.
     """
     shell = _shell_urls()
     source = _worker_source()
     version = hashlib.sha256((source + "\n".join(shell) + _shell_stamps()).encode()).hexdigest()[:12]
-    config = json.dumps({"version": version, "shell": shell, "offline": reverse("offline_waiting")})
+    hashed = isinstance(staticfiles_storage, ManifestFilesMixin)
+    config = json.dumps({"version": version, "shell": shell, "offline": reverse("offline_waiting"), "hashed": hashed})
     response = HttpResponse(f"self.GINLEAGUE = {config};\n{source}", content_type="text/javascript; charset=utf-8")
     response["Cache-Control"] = "no-cache, no-store, must-revalidate"
     return response

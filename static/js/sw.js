@@ -1,8 +1,9 @@
 /*
  * GinLeague's service worker (issue 14). Served by scoring/pwa.py at /sw.js, so its scope is the
- * whole site; the view puts `self.GINLEAGUE = {version, shell, offline}` above this file.
+ * whole site; the view puts `self.GINLEAGUE = {version, shell, offline, hashed}` above this file.
  *
- * - The app shell (CSS, JS with the offline scorer, icons, the waiting page) is cached on install.
+ * - The app shell (CSS, JS with the offline scorer, icons, the waiting page) is cached on install,
+ *   from the browser's own copies where they are sure to be current (hashed names).
  * - Pages are network first: each page seen online is kept (the scoresheet of every game opened
  *   on this phone), and served from the cache when the network is down.
  * - A game's API answer (GET /api/games/<id>/) is kept the same way: the offline scorer needs its facts.
@@ -12,14 +13,17 @@
 /* global self, caches, fetch, Response, URL */
 (function () {
   "use strict";
-  var CONFIG = self.GINLEAGUE || { version: "dev", shell: [], offline: "/waiting/" };
+  var CONFIG = self.GINLEAGUE || { version: "dev", shell: [], offline: "/waiting/", hashed: false };
   var SHELL = "ginleague-shell-" + CONFIG.version;
   var PAGES = "ginleague-pages";  // kept across releases: the last-seen sheets are the phone's, not the release's
 
   self.addEventListener("install", function (event) {
     event.waitUntil(caches.open(SHELL).then(function (cache) {
       return Promise.all(CONFIG.shell.map(function (url) {
-        return cache.add(new Request(url, { cache: "reload" })).catch(function () { return null; });
+        // A hashed static file never changes: the browser's copy (the page has just fetched most of
+        // them) is the right one. Anything else is checked with the server (304 when unchanged).
+        var mode = CONFIG.hashed && isStatic(new URL(url, self.location.href)) ? "default" : "no-cache";
+        return cache.add(new Request(url, { cache: mode })).catch(function () { return null; });
       }));
     }).then(function () { return self.skipWaiting(); }));
   });
