@@ -9,7 +9,8 @@ with nothing cached (a fresh browser context; signed in through another one) and
   everything the page fetches until it is settled (network idle and, where it runs, the offline app
   ready: worker registered, game facts kept, offline scorer loaded);
 - KiB the service worker fetches on its first install (its copy of the app shell), apart;
-- ms to first paint and first contentful paint (the browser's paint timing), and to the load event.
+- ms to first paint and first contentful paint (the browser's paint timing), to the load event, and
+  (where the page loads it) to the request for the offline scorer (static/js/engine.js).
 Target (issue 27): at most 60 KB over the wire per page, and a first paint that does not wait for
 the offline scorer. Figures, not pass/fail; medians over --runs fresh contexts.
 """
@@ -70,8 +71,9 @@ print(json.dumps({{"club": club.slug, "season": season.pk, "game": game.pk}}))
 TIMINGS = """() => {
     const paint = Object.fromEntries(performance.getEntriesByType("paint").map((e) => [e.name, e.startTime]));
     const nav = performance.getEntriesByType("navigation")[0];
+    const engine = performance.getEntriesByType("resource").find((e) => e.name.includes("/js/engine."));
     return {fp: paint["first-paint"], fcp: paint["first-contentful-paint"], load: nav.loadEventEnd,
-            offline: document.documentElement.hasAttribute("data-offline-ready")};
+            engine: engine ? engine.startTime : null};
 }"""
 
 
@@ -197,6 +199,11 @@ def main() -> None:
                 f" (+{median(name, 'worker') / 1024:.1f} KiB by the service worker's install),"
                 f" first paint {median(name, 'fp'):4.0f} ms, first contentful paint {median(name, 'fcp'):4.0f} ms,"
                 f" load {median(name, 'load'):4.0f} ms"
+                + (
+                    f", offline scorer asked for at {median(name, 'engine'):4.0f} ms"
+                    if all(run["engine"] is not None for run in figures[name])
+                    else ""
+                )
             )
         print(f"(medians of {args.runs} runs; KiB = 1024 bytes)")
     finally:

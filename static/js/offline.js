@@ -112,6 +112,22 @@
     return enginePromise;
   }
 
+  // The scorer is no part of the first paint: fetched ahead of need only once the page has loaded and
+  // the browser is idle (a save made offline before then asks for it at once).
+  function whenIdle() {
+    return new Promise(function (resolve) {
+      function idle() {
+        if (window.requestIdleCallback) {
+          window.requestIdleCallback(function () { resolve(); }, { timeout: 2000 });
+        } else {
+          setTimeout(resolve, 1);
+        }
+      }
+      if (document.readyState === "complete") { idle(); } else { window.addEventListener("load", idle, { once: true }); }
+    });
+  }
+  function engineWhenIdle() { return whenIdle().then(engine); }
+
   // ---- the network ------------------------------------------------------------------------------
   function csrfToken() {
     var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
@@ -1273,11 +1289,11 @@
     if (document.getElementById("waiting-list") && /^#local-/.test(location.hash)) {
       ready.push(drawLocalSheet(location.hash.slice(1)).catch(function () { return null; }));
     }
-    if (document.querySelector("form.new-game")) { ready.push(engine().catch(function () { return null; })); }
+    if (document.querySelector("form.new-game")) { ready.push(engineWhenIdle().catch(function () { return null; })); }
     var gameId = sheetGameId();
     if (gameId && !isLocal(gameId)) {
       ready.push(keepSheet(gameId).then(function () { return refresh(gameId); }).then(function () {
-        return engine();  // loaded (and cached) while the network is here
+        return engineWhenIdle();  // loaded (and cached) while the network is here
       }).catch(function () { return null; }));
     }
     ready.push(badge());

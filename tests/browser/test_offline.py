@@ -535,3 +535,21 @@ def test_a_long_sheet_redrawn_offline_keeps_showing_its_latest_hands(page, live_
     expect(rows.first.locator("td.run")).to_have_text(["9", "0"])
     expect(rows.last.locator("td").first).to_have_text("151")
     page.context.set_offline(False)
+
+def test_the_offline_scorer_is_fetched_only_once_the_page_has_loaded(page, live_server):
+    """The offline scorer (static/js/engine.js, the largest script) is no part of a page's first
+    load: the new-game page and the scoresheet are shown, and loaded, before it is asked for."""
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann", user=user), PlayerFactory(name="Bob")
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
+    sign_in(page, live_server.url, "ann")
+    for path in ("/games/new/", f"/games/{game.pk}/"):
+        page.goto(f"{live_server.url}{path}")
+        ready(page)  # the scorer is loaded by now
+        loaded, asked = page.evaluate(
+            """() => [performance.getEntriesByType("navigation")[0].loadEventStart,
+                      performance.getEntriesByType("resource").filter((e) => e.name.includes("/js/engine."))
+                        .map((e) => e.startTime)]"""
+        )
+        assert asked, path
+        assert min(asked) >= loaded, (path, asked, loaded)
