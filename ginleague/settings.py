@@ -138,6 +138,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # HTML pages gzipped for browsers that accept it (static files are, above: whitenoise).
+    "ginleague.compress.GZipPagesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # A late answer must not undo the token a sign-in has just rotated (see the function).
