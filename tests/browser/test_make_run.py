@@ -25,7 +25,7 @@ from email.message import Message
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import LAPTOP, login, screenshot
+from tests.browser.conftest import LAPTOP, PASSWORD, login, screenshot
 from tests.browser.test_kitchen import enter_hand, save_hand
 from tests.browser.test_wall import ROOT, WITHIN, free_port, wait_for_port
 
@@ -154,3 +154,65 @@ def test_make_run_sends_the_static_files_compressed_to_a_browser_that_accepts_it
     assert engine in shell and set(scripts) <= set(shell), shell
     for url in shell:
         assert fetch(base + url)[0] == 200, url
+
+
+# A friendly game of the server's own database, for the offline test below (names apart from SEED's).
+SHEET_SEED = """
+import json
+from tests.factories import PlayerFactory, UserFactory, make_game
+user = UserFactory(username="olga")
+olga, pete = PlayerFactory(name="Olga", user=user), PlayerFactory(name="Pete")
+game = make_game(player_one=olga, player_two=pete, first_dealer=pete, created_by=user)
+print(json.dumps({"game": game.pk}))
+"""
+
+
+def test_under_make_run_a_scoresheet_seen_once_scores_offline(new_page, make_run):
+    """The service worker keeps the collected files under their hashed names: the sheet opens and
+    scores with no network, from what the first (online) visit kept."""
+    base, env = make_run
+    seeded = subprocess.run(
+        [str(ROOT / ".venv/bin/python"), "manage.py", "shell", "-c", SHEET_SEED],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    game = json.loads(seeded.stdout.strip().splitlines()[-1])["game"]
+
+    phone = new_page()
+    # Signed in without opening a page: the sheet is the first page, fetched before the worker is in
+    # control, so offline its files can only come from what the worker keeps on install (its shell).
+    form = phone.request.get(f"{base}/login/").text()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+    signed_in = phone.request.post(
+        f"{base}/login/",
+        form={"csrfmiddlewaretoken": token, "username": "olga", "password": PASSWORD},
+        headers={"Referer": f"{base}/login/"},
+        max_redirects=0,
+    )
+    assert signed_in.status == 302, signed_in.text()
+    phone.goto(f"{base}/games/{game}/")
+    expect(phone.locator("html[data-offline-ready='1']")).to_have_count(1)
+    phone.evaluate("navigator.serviceWorker.ready.then(() => true)")  # installed: its shell is kept
+    kept = phone.evaluate(  # the worker keeps the sheet itself when the page asks (offline.js): let it finish
+        """async (url) => {
+            for (let tries = 0; tries < 400; tries++) {
+                if (await caches.match(url)) { return true; }
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+            return false;
+        }""",
+        f"/games/{game}/",
+    )
+    assert kept
+    # Only the worker's copies from here on: the browser's own cache would keep hashed files for good.
+    devtools = phone.context.new_cdp_session(phone)
+    devtools.send("Network.clearBrowserCache")
+    devtools.detach()
+    phone.context.set_offline(True)
+    phone.reload()
+    expect(phone.locator("#net-badge")).to_have_text("Offline")
+    enter_hand(phone, ending="Knock", by="Olga", knocker=4, defender=20)
+    phone.get_by_role("button", name="Save hand").click()
+    expect(phone.locator("table.hands tbody tr.unsent")).to_have_count(1)
+    expect(phone.locator(".boards .line .pts").first).to_have_text("16")
+    phone.context.set_offline(False)
+    expect(phone.locator("table.hands tbody tr.unsent")).to_have_count(0)  # sent and stored once back online
