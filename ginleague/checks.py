@@ -35,7 +35,8 @@ def static_files_collected(app_configs=None, **kwargs) -> list[Warning]:
     return [
         Warning(
             f"The static files are not collected ({manifest} is missing): with a real host in ALLOWED_HOSTS "
-            "the site serves the collected, hashed files, so every page would fail (500) without them.",
+            "(or STATIC_COLLECTED) the site serves the collected, hashed files, so every page would fail (500) "
+            "without them.",
             hint="Run `.venv/bin/python manage.py collectstatic --noinput` (README: Running in production), "
             "or set STATIC_ROOT to where they were collected.",
             id="ginleague.W001",
