@@ -19,6 +19,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import uvicorn.server
 from asgiref.sync import sync_to_async
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginleague.settings")
@@ -124,9 +125,29 @@ class OneThreadASGIHandler(ASGIHandler):
                     await sync_to_async(response.close)()
 
 
+def end_live_streams_on_exit(end_streams) -> None:
+    """Have uvicorn call ``end_streams`` as it starts to shut down (a signal, or ``should_exit``), so that
+    its open event streams end cleanly at once instead of holding the shutdown for its grace time and
+    then being cut (which a browser reports as a broken answer). Wraps uvicorn's ``Server.shutdown``
+    (the server `make run` and the deployment use; under another server, nothing changes)."""
+    if getattr(uvicorn.server.Server.shutdown, "ends_live_streams", False):
+        return
+    original = uvicorn.server.Server.shutdown
+
+    async def shutdown(self, *args, **kwargs):
+        end_streams()
+        await original(self, *args, **kwargs)
+
+    shutdown.ends_live_streams = True
+    uvicorn.server.Server.shutdown = shutdown
+
+
 def get_application() -> OneThreadASGIHandler:
     django.setup(set_prefix=False)
     log_start_up_problems()
+    from scoring.league.live import end_streams  # needs the apps loaded: after django.setup()
+
+    end_live_streams_on_exit(end_streams)
     return OneThreadASGIHandler()
 
 

@@ -1,10 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from scoring.league import streams
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("scoring.api.urls")),
     path("clubs/", include("scoring.league.urls")),
+    path("live/", streams.live_events, name="live_events"),
     path("", include("scoring.stats.urls")),
     path("", include("players.urls")),
     path("", include("scoring.urls")),

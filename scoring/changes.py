@@ -1,13 +1,16 @@
 """Announcing that a game changed, and the season "version" that moves with every change.
 
-Writers (scoring.services.game_recompute, scoring.league.services.game_confirm and
-game_dispute) call ``notify_change`` inside their transaction. On PostgreSQL that is
-``pg_notify('ginleague_changes', 'season:<id>')`` for a season's game, delivered to every
-listening connection of every process when the transaction commits, and not at all if it
-rolls back. A friendly game (no season) is announced to nobody: no screen follows one, and
-every listening process would wake for each of its hands. Readers (wall screens, cached standings and
-ratings) compare versions: a short text built from the count and latest change times of
-a season's games, which changes whenever any of them does.
+Writers (scoring.services.game_recompute and hand_version_set_aside, scoring.league.services.game_confirm
+and game_dispute) call ``notify_change`` inside their transaction. On PostgreSQL that is
+``pg_notify('ginleague_changes', 'season:<id>')`` for a season's game (wall screens, season pages,
+brackets, to-do counts follow those) and ``pg_notify('ginleague_games', 'game:<id>')`` for every game
+(its open scoresheets follow that), delivered to every listening connection of every process when
+the transaction commits, and not at all if it rolls back. A friendly game is never announced on the
+seasons' channel: no wall follows one. Readers compare versions: a short text built from the count
+and latest change times of a season's games, which changes whenever any of them does, and a game's
+own version (hands, last change, confirmation, league status).
+
+A "topic" names what a live page follows: ``season:<id>`` or ``game:<id>``, as the notifications do.
 """
 
 from __future__ import annotations
@@ -19,21 +22,29 @@ from django.db.models import Count, Max
 
 from scoring.models import Game
 
-CHANNEL = "ginleague_changes"
+CHANNEL = "ginleague_changes"  # season:<id>: a game of the season changed
+GAME_CHANNEL = "ginleague_games"  # game:<id>: the game changed (friendly games too)
+CHANNELS = (CHANNEL, GAME_CHANNEL)
 
 
 def notify_change(*, game) -> None:
-    """Tell every wall screen of ``game``'s season that it changed (delivered when the caller's
-    transaction commits); a friendly game has no screen to tell.
+    """Tell every live page of ``game`` (its scoresheets) and of its season (walls, season pages,
+    brackets, to-do counts) that it changed, delivered when the caller's transaction commits.
 
     On SQLite nothing is sent: the game's ``updated_at``, which the caller's
     save bumps, is what the polling streams see.
     """
     connection = connections["default"]
-    if connection.vendor != "postgresql" or game.season_id is None:
+    if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"season:{game.season_id}"])
+        if game.season_id is None:
+            cursor.execute("SELECT pg_notify(%s, %s)", [GAME_CHANNEL, f"game:{game.pk}"])
+        else:
+            cursor.execute(
+                "SELECT pg_notify(%s, %s), pg_notify(%s, %s)",
+                [CHANNEL, f"season:{game.season_id}", GAME_CHANNEL, f"game:{game.pk}"],
+            )
 
 
 # --- the season's version: changes whenever any of its games does ------------------------------------
@@ -79,3 +90,70 @@ def season_versions_sql() -> str:
         f"SELECT season_id, count(*), max(updated_at), max(confirmed_at) FROM {table} "  # noqa: S608
         "WHERE season_id = ANY(%s) GROUP BY season_id"
     )
+
+
+# --- a game's version: changes with every hand, correction, set-aside, confirmation and dispute --------
+
+GONE = "gone"  # the version of a game that no longer exists
+
+
+def game_version_text(hand_count: int, updated, confirmed, league_status: str) -> str:
+    return f"{hand_count}.{_stamp(updated)}.{_stamp(confirmed)}.{league_status or '-'}"
+
+
+def game_version(game: Game) -> str:
+    """``game``'s version from the loaded row (no query): what its scoresheet shows it at."""
+    return game_version_text(game.hand_count, game.updated_at, game.confirmed_at, game.league_status)
+
+
+GAME_VERSION_FIELDS = ("pk", "hand_count", "updated_at", "confirmed_at", "league_status")
+
+
+def game_versions(game_ids) -> dict[int, str]:
+    """``game_version`` of many games in one query."""
+    found = {
+        row[0]: game_version_text(*row[1:])
+        for row in Game.objects.filter(pk__in=list(game_ids)).values_list(*GAME_VERSION_FIELDS)
+    }
+    return {game_id: found.get(game_id, GONE) for game_id in game_ids}
+
+
+def game_versions_sql() -> str:
+    """``game_versions`` as one SQL statement taking a list of game ids (PostgreSQL's ANY)."""
+    table = Game._meta.db_table
+    return (
+        f"SELECT id, hand_count, updated_at, confirmed_at, league_status FROM {table} "  # noqa: S608
+        "WHERE id = ANY(%s)"
+    )
+
+
+# --- topics: what a live page follows ------------------------------------------------------------------
+
+
+def season_topic(season_id: int) -> str:
+    return f"season:{season_id}"
+
+
+def game_topic(game_id: int) -> str:
+    return f"game:{game_id}"
+
+
+def topic_ids(topics) -> dict[str, list[int]]:
+    """The ids named by ``topics`` by kind: {"season": [...], "game": [...]} (others are ignored)."""
+    ids: dict[str, list[int]] = {"season": [], "game": []}
+    for topic in topics:
+        kind, _, number = topic.partition(":")
+        if kind in ids and number.isdigit():
+            ids[kind].append(int(number))
+    return ids
+
+
+def topic_versions(topics) -> dict[str, str]:
+    """The version of every topic, in one query per kind of topic."""
+    ids = topic_ids(topics)
+    versions = {}
+    if ids["season"]:
+        versions.update((season_topic(pk), version) for pk, version in season_versions(ids["season"]).items())
+    if ids["game"]:
+        versions.update((game_topic(pk), version) for pk, version in game_versions(ids["game"]).items())
+    return versions

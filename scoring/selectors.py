@@ -14,7 +14,7 @@ from players.models import MANAGER_ROLES, Invitation, Membership, Player
 from scoring.engine.record import evaluate, hand_to_record
 from scoring.engine.rules import RuleSet, resolve_rules
 from scoring.engine.score import HandFacts, SessionResult, score_session
-from scoring.models import Fixture, Game, GameScore, Hand, LeagueStatus
+from scoring.models import Fixture, Game, GameScore, Hand, LeagueStatus, Season
 from scoring.permissions import asked_to_confirm_q, visible_game_q
 
 GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
@@ -249,6 +249,29 @@ class Todo:
     @property
     def count(self) -> int:
         return len(self.to_confirm) + len(self.disputed) + len(self.due) + len(self.invitations)
+
+
+def todo_season_ids(user) -> list[int]:
+    """The open seasons whose changes can move ``user``'s to-do list (their clubs' seasons): what a
+    live "Needs you" count follows. Empty for anonymous."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return []
+    clubs = Membership.objects.filter(player__user=user).values("club_id")
+    return list(Season.objects.filter(club_id__in=clubs, closed_at__isnull=True).values_list("pk", flat=True))
+
+
+def games_in_play(club, *, limit: int = 30) -> list[Game]:
+    """The club's league games not over yet (open seasons), the latest changed first: its page's "Playing now"."""
+    return list(
+        Game.objects.filter(season__club=club, season__closed_at__isnull=True, over=False)
+        .select_related("player_one", "player_two", "season")
+        .order_by("-updated_at", "-pk")[:limit]
+    )
+
+
+def open_season_ids(club) -> list[int]:
+    """The club's seasons still open: what its page's games in play follow."""
+    return list(Season.objects.filter(club=club, closed_at__isnull=True).values_list("pk", flat=True))
 
 
 def todo_for(user, *, invitation_tokens=(), today=None) -> Todo:

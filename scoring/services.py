@@ -897,3 +897,5 @@ def hand_version_set_aside(
             "not this one (after).",
         )
         _result_changed(game, actor, was_over=game.over)
+        game.save(update_fields=["updated_at"])  # the sheet's history changed: open sheets redraw
+        notify_change(game=game)

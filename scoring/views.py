@@ -24,6 +24,7 @@ from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
 from scoring import idempotency, services
 from scoring.audit import game_audit_trail, outcome_words
+from scoring.changes import game_version
 from scoring.engine.card_facts import Worked, knock_limit_for, work_out
 from scoring.engine.rules import PRESET_LABELS
 from scoring.engine.score import dealer_after
@@ -187,6 +188,7 @@ def sheet_context(
         "save_key": uuid.uuid4().hex,
         "last_number": len(hands),
         "live": True,
+        "version": game_version(game),  # what the sheet shows: its live stream compares it
         **_league_context(request.user, game),
         **_card_context(form, game),
     }

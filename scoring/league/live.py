@@ -1,18 +1,19 @@
-"""Live updates for wall screens: every change of a season reaches every open stream, across processes.
+"""Live updates for wall screens and every page that follows changes: each change of a season or a
+game reaches every open stream that follows it, across processes.
 
 Writers announce changes through ``scoring.changes.notify_change`` (PostgreSQL NOTIFY, sent when
-their transaction commits). Readers (the wall screen's Server-Sent Events stream) iterate
-``season_changes``.
+their transaction commits). Readers iterate ``topic_changes`` (a live page's one stream, following
+any topics: ``season:<id>``, ``game:<id>``) or ``season_changes`` (the wall screen's stream).
 
 One hub per server process (per event loop) listens for all the streams of that process, so a
-thousand open screens cost what one does:
+thousand open pages cost what one does:
 
-* on PostgreSQL the hub holds ONE connection that LISTENs on the channel, and reads a season's
-  version only when a notification for that season arrives, in one query for every season named
-  in a burst of notifications; every ``SAFETY_SECONDS`` it also looks at every watched season (one
-  query), a safety net for a write that sent no notification;
-* on SQLite (no notifications) the hub polls the versions of every watched season in one query
-  every ``POLL_SECONDS``.
+* on PostgreSQL the hub holds ONE connection that LISTENs on the channels, and reads a topic's
+  version only when a notification for that topic arrives, in one query per kind for every topic
+  named in a burst of notifications; every ``SAFETY_SECONDS`` it also looks at every watched topic
+  (one query per kind), a safety net for a write that sent no notification;
+* on SQLite (no notifications) the hub polls the versions of every watched topic in one query per
+  kind every ``POLL_SECONDS``.
 
 Each stream hears the hub's news through a queue of its own. The hub starts with the first stream
 of its process and stops (closing its connection) soon after the last one ends.
@@ -30,17 +31,76 @@ import psycopg
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connection, connections
 
-from scoring.changes import CHANNEL, season_version, season_versions, season_versions_sql, version_text
+from scoring.changes import (
+    CHANNELS,
+    GONE,
+    game_topic,
+    game_version_text,
+    game_versions_sql,
+    season_topic,
+    season_versions_sql,
+    topic_ids,
+    topic_versions,
+    version_text,
+)
 
-POLL_SECONDS = 0.5  # SQLite: how often the hub looks at the watched seasons' versions
-SAFETY_SECONDS = 10.0  # PostgreSQL: look at every watched season this often, notified or not
+POLL_SECONDS = 0.5  # SQLite: how often the hub looks at the watched topics' versions
+SAFETY_SECONDS = 10.0  # PostgreSQL: look at every watched topic this often, notified or not
 WAIT_SECONDS = 1.0  # PostgreSQL: the longest the hub waits for a notification before looking around
 BURST_SECONDS = 0.01  # PostgreSQL: after one notification, gather the others already on their way
 RECONNECT_SECONDS = 1.0  # PostgreSQL: wait this long before listening again after the connection broke
 KEEPALIVE_SECONDS = 15.0  # a comment line this often keeps proxies from closing a quiet stream
 STREAM_SECONDS = 300.0  # the server ends a stream after this long; the browser reconnects
+# What a stream says when the server shuts down: the page reconnects by itself 10 to 20 s later (to the
+# restarted server; spread out, so a thousand pages do not all come back at once).
+CLOSING = "retry: 20000\n\nevent: closing\ndata: reconnect later\n\n"
 LISTENER_NAME = "ginleague-live"  # application_name of the hub's connection (pg_stat_activity shows it)
 OPENING_AT_ONCE = 4  # streams of one process that may read the database at once while they open
+
+
+async def topic_changes(
+    topics,
+    *,
+    seconds: float = STREAM_SECONDS,
+    keepalive: float = KEEPALIVE_SECONDS,
+) -> AsyncIterator[tuple[str, dict[str, str]]]:
+    """Yield ("ready", {topic: version} of every topic) once, then ("change", {topic: version} of the
+    topics that changed) after every change and ("keepalive", {}) when nothing was sent for
+    ``keepalive`` seconds; stop after ``seconds``, or after ("closing", {}) when the server shuts down."""
+    loop = asyncio.get_running_loop()
+    topics = sorted(set(topics))
+    hub = _hub()
+    news = hub.watch(topics)  # before reading the versions, so no change can fall between the two
+    try:
+        last = await briefly(topic_versions, topics)
+        yield "ready", dict(last)
+        deadline = sent = loop.time()
+        deadline += seconds
+        while (remaining := deadline - loop.time()) > 0:
+            try:
+                topic, version = await asyncio.wait_for(
+                    news.get(), timeout=min(remaining, sent + keepalive - loop.time())
+                )
+            except TimeoutError:
+                if deadline - loop.time() > 0:
+                    sent = loop.time()
+                    yield "keepalive", {}
+                continue
+            newest = {topic: version}
+            while not news.empty():  # several changes in a row: only the newest of each topic matters
+                topic, version = news.get_nowait()
+                newest[topic] = version
+            closing = newest.pop(None, None) is not None  # end_streams: the server is shutting down
+            changed = {topic: version for topic, version in newest.items() if last.get(topic) != version}
+            if changed:
+                last.update(changed)
+                sent = loop.time()
+                yield "change", changed
+            if closing:
+                yield "closing", {}
+                return
+    finally:
+        hub.unwatch(topics, news)
 
 
 async def season_changes(
@@ -51,29 +111,9 @@ async def season_changes(
 ) -> AsyncIterator[tuple[str, str]]:
     """Yield ("ready", version) once, then ("change", version) after every change of the
     season and ("keepalive", "") when nothing was sent for ``keepalive`` seconds; stop after ``seconds``."""
-    loop = asyncio.get_running_loop()
-    hub = _hub()
-    news = hub.watch(season_id)  # before reading the version, so no change can fall between the two
-    try:
-        last = await briefly(season_version, season_id)
-        yield "ready", last
-        deadline = sent = loop.time()
-        deadline += seconds
-        while (remaining := deadline - loop.time()) > 0:
-            try:
-                version = await asyncio.wait_for(news.get(), timeout=min(remaining, sent + keepalive - loop.time()))
-            except TimeoutError:
-                if deadline - loop.time() > 0:
-                    sent = loop.time()
-                    yield "keepalive", ""
-                continue
-            while not news.empty():  # several changes in a row: only the newest matters
-                version = news.get_nowait()
-            if version != last:
-                last, sent = version, loop.time()
-                yield "change", version
-    finally:
-        hub.unwatch(season_id, news)
+    topic = season_topic(season_id)
+    async for kind, versions in topic_changes([topic], seconds=seconds, keepalive=keepalive):
+        yield kind, versions.get(topic, "")
 
 
 async def briefly(read, *args):
@@ -108,14 +148,23 @@ def _hub() -> _Hub:
     return hub
 
 
+def end_streams() -> None:
+    """Have every open stream of this process end now, cleanly (the server is shutting down: a stream
+    cut instead shows as a broken answer in the browser, and holds the shutdown for its grace time).
+    Safe to call from a signal handler."""
+    for hub in list(_HUBS.values()):
+        if not hub.loop.is_closed():  # a loop that ended (tests run one per test) has no stream left
+            hub.loop.call_soon_threadsafe(hub.close_all)
+
+
 def hub_stats() -> dict[str, int]:
     """How many seasons and streams this process's hub is watching (for tests and benches)."""
     hub = _HUBS.get(asyncio.get_running_loop())
     if hub is None:
         return {"seasons": 0, "streams": 0, "running": 0}
     return {
-        "seasons": len(hub.watchers),
-        "streams": sum(len(queues) for queues in hub.watchers.values()),
+        "seasons": len(topic_ids(hub.watchers)["season"]),
+        "streams": len(set().union(*hub.watchers.values())),
         "running": int(hub.task is not None and not hub.task.done()),
     }
 
@@ -124,35 +173,42 @@ class _Hub:
     """The one listener of this process's event loop, fanning changes out to its streams."""
 
     def __init__(self) -> None:
-        self.watchers: dict[int, set[asyncio.Queue[str]]] = {}
-        self.versions: dict[int, str] = {}  # the newest version each watched season was seen at
+        self.watchers: dict[str, set[asyncio.Queue[tuple[str, str]]]] = {}
+        self.versions: dict[str, str] = {}  # the newest version each watched topic was seen at
         self.task: asyncio.Task | None = None
         self.opening = asyncio.Semaphore(OPENING_AT_ONCE)
+        self.loop = asyncio.get_running_loop()
 
-    def watch(self, season_id: int) -> asyncio.Queue[str]:
-        news: asyncio.Queue[str] = asyncio.Queue()
-        self.watchers.setdefault(season_id, set()).add(news)
-        if self.task is None or self.task.done():
+    def watch(self, topics) -> asyncio.Queue[tuple[str, str]]:
+        news: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        for topic in topics:
+            self.watchers.setdefault(topic, set()).add(news)
+        if topics and (self.task is None or self.task.done()):
             self.task = asyncio.get_running_loop().create_task(self._run())
         return news
 
-    def unwatch(self, season_id: int, news: asyncio.Queue[str]) -> None:
-        queues = self.watchers.get(season_id)
-        if queues is None:
-            return
-        queues.discard(news)
-        if not queues:
-            del self.watchers[season_id]
-            self.versions.pop(season_id, None)
-
-    def publish(self, versions: dict[int, str]) -> None:
-        for season_id, version in versions.items():
-            queues = self.watchers.get(season_id)
-            if queues is None or self.versions.get(season_id) == version:
+    def unwatch(self, topics, news: asyncio.Queue[tuple[str, str]]) -> None:
+        for topic in topics:
+            queues = self.watchers.get(topic)
+            if queues is None:
                 continue
-            self.versions[season_id] = version
+            queues.discard(news)
+            if not queues:
+                del self.watchers[topic]
+                self.versions.pop(topic, None)
+
+    def close_all(self) -> None:
+        for news in set().union(*self.watchers.values()):
+            news.put_nowait((None, ""))
+
+    def publish(self, versions: dict[str, str]) -> None:
+        for topic, version in versions.items():
+            queues = self.watchers.get(topic)
+            if queues is None or self.versions.get(topic) == version:
+                continue
+            self.versions[topic] = version
             for news in queues:
-                news.put_nowait(version)
+                news.put_nowait((topic, version))
 
     async def _run(self) -> None:
         if connections["default"].vendor == "postgresql":
@@ -167,8 +223,9 @@ class _Hub:
         while self.watchers:
             try:
                 async with await psycopg.AsyncConnection.connect(**_listener_params()) as listener:
-                    await listener.execute(f"LISTEN {CHANNEL}")
-                    # Anything may have changed while nobody listened: look at every watched season.
+                    for channel in CHANNELS:
+                        await listener.execute(f"LISTEN {channel}")
+                    # Anything may have changed while nobody listened: look at every watched topic.
                     due, looked = set(self.watchers), loop.time()
                     while self.watchers:
                         if due:
@@ -176,13 +233,13 @@ class _Hub:
                         heard = [note.payload async for note in listener.notifies(timeout=WAIT_SECONDS, stop_after=1)]
                         if heard:  # one change often comes with others (a busy club night): take them together
                             heard += [note.payload async for note in listener.notifies(timeout=BURST_SECONDS)]
-                        due = {season for season in map(_season_of, heard) if season in self.watchers}
+                        due = {topic for topic in heard if topic in self.watchers}
                         if loop.time() - looked >= SAFETY_SECONDS:
                             due, looked = set(self.watchers), loop.time()
             except (psycopg.Error, OSError):  # a restart or failover: listen again shortly
                 await asyncio.sleep(RECONNECT_SECONDS)
 
-    # --- SQLite: one poll for every watched season ---------------------------------------------------
+    # --- SQLite: one poll for every watched topic ----------------------------------------------------
 
     async def _poll(self) -> None:
         loop = asyncio.get_running_loop()
@@ -198,11 +255,6 @@ class _Hub:
             reader.shutdown(wait=False)
 
 
-def _season_of(payload: str) -> int | None:
-    kind, _, number = payload.partition(":")
-    return int(number) if kind == "season" and number.isdigit() else None
-
-
 def _listener_params() -> dict:
     settings = connections["default"].settings_dict
     params = {"dbname": settings["NAME"], "autocommit": True, "application_name": LISTENER_NAME}
@@ -212,17 +264,25 @@ def _listener_params() -> dict:
     return params
 
 
-async def _read_versions(listener, season_ids: set[int]) -> dict[int, str]:
-    cursor = await listener.execute(season_versions_sql(), [sorted(season_ids)])
-    found = {row[0]: version_text(*row[1:]) async for row in cursor}
-    return {season_id: found.get(season_id, version_text(0, None, None)) for season_id in season_ids}
+async def _read_versions(listener, topics: set[str]) -> dict[str, str]:
+    ids = topic_ids(topics)
+    versions = {}
+    if ids["season"]:
+        cursor = await listener.execute(season_versions_sql(), [sorted(ids["season"])])
+        found = {row[0]: version_text(*row[1:]) async for row in cursor}
+        versions.update((season_topic(pk), found.get(pk, version_text(0, None, None))) for pk in ids["season"])
+    if ids["game"]:
+        cursor = await listener.execute(game_versions_sql(), [sorted(ids["game"])])
+        found = {row[0]: game_version_text(*row[1:]) async for row in cursor}
+        versions.update((game_topic(pk), found.get(pk, GONE)) for pk in ids["game"])
+    return versions
 
 
-def _polled_versions(season_ids: list[int]) -> dict[int, str]:
+def _polled_versions(topics: list[str]) -> dict[str, str]:
     if connection.connection is None:
         connection.ensure_connection()
         # Never hold a read lock a writer would wait for. A no-op for a file database in WAL mode
         # (readers never block writers there); it matters for a shared-cache database (tests).
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA read_uncommitted = 1")
-    return season_versions(season_ids)
+    return topic_versions(topics)

@@ -487,7 +487,7 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
         if not comment:
             raise ValidationError({"comment": "Say what is wrong with the result, for the club's admins."})
         locked.league_status = LeagueStatus.DISPUTED
-        locked.save(update_fields=["league_status"])
+        locked.save(update_fields=["league_status", "updated_at"])  # moves the season's version: pages redraw
         services.standing_lines_write(game=locked)  # a disputed result does not count (no lines)
         notify_change(game=locked)
         audit_record(

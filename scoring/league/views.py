@@ -44,6 +44,7 @@ from scoring.league.standings import (
     season_left_open,
 )
 from scoring.models import Fixture, Game, Season, SeasonFormat
+from scoring.selectors import games_in_play
 from scoring.views import OPENED_INVITATIONS
 
 DUE_DATE_FORMAT = "j M"  # "28 Nov", as every due date on the season pages
@@ -122,6 +123,7 @@ def club_detail(request, slug):
         "manager": manager,
         "members": members,
         "seasons": club.seasons.select_related("champion").order_by("-created_at"),
+        "playing": games_in_play(club),
     }
     if manager:
         guests = Player.objects.filter(memberships__club=club, user__isnull=True).order_by("name")

@@ -54,6 +54,9 @@ def wall_board(request, slug, pk):
 async def _events(season_id: int):
     yield "retry: 1000\n\n"  # reconnect a second after a dropped stream
     async for kind, data in live.season_changes(season_id):
+        if kind == "closing":  # the server is shutting down: the page reconnects to its successor
+            yield live.CLOSING
+            return
         if kind == "keepalive":
             yield ": keep-alive\n\n"
         else:

@@ -1,19 +1,32 @@
-/* Wall screen (and knockout bracket): listen to the season's Server-Sent Events and re-fetch the board on every change.
- * Without JavaScript the page is a plain page with a Reload link. */
+/* Live pages: one Server-Sent Events stream per page; each live part of the page is re-fetched when the
+ * stream says it changed. Without JavaScript every page is a plain page that a reload brings up to date.
+ *
+ * - The wall screen puts its stream and board URLs on <body> (data-wall-events, data-wall-board): its
+ *   season stream sends "ready" and "change" with the season's version.
+ * - Every other page names its stream on <body data-live-events> (/live/?game=..., ?season=..., ?club=...)
+ *   and marks each live part with an id and data-live="<part>" (game, season, club, todo), optionally
+ *   data-live-url (where to fetch it: the page itself by default; the part is taken from the answer by its
+ *   id, or the whole answer is the part's content with data-live-inner) and data-version (the version it
+ *   shows: a part already at the stream's version is not fetched again). The stream sends "ready" (JSON:
+ *   each part's version) and then one event per changed part.
+ * - The scoresheet (#sheet) keeps a hand form being typed in: everything around it is redrawn, the form
+ *   stays as typed; if its hand number was taken meanwhile the form says so and offers the next number. */
 (function () {
   "use strict";
-  // The wall screen puts the URLs on <body>; other live pages (the knockout bracket) on their board's section.
-  var root = document.querySelector("[data-wall-events]") || document.body;
-  var eventsUrl = root.getAttribute("data-wall-events");
-  var boardUrl = root.getAttribute("data-wall-board");
+  if (!window.EventSource || !window.fetch) {
+    return;
+  }
+  var wall = document.querySelector("[data-wall-events]");
+  var eventsUrl = wall ? wall.getAttribute("data-wall-events") : document.body.getAttribute("data-live-events");
   var status = document.getElementById("wall-status");
-  if (!eventsUrl || !boardUrl || !window.EventSource || !window.fetch) {
+  if (!eventsUrl || (!wall && !document.querySelector("[data-live]"))) {
     return;
   }
   var source = null;
   var retryTimer = null;
-  var fetching = false;
-  var again = false;
+  var opened = false;
+  var busy = {};   // url -> true while fetched
+  var latest = {}; // part name -> the newest version the stream told (none for parts without one)
 
   function setStatus(text, live) {
     if (!status) return;
@@ -21,56 +34,258 @@
     status.classList.toggle("live", !!live);
   }
 
-  function shownVersion() {
-    var board = document.getElementById("wall-board");
-    return board ? board.getAttribute("data-version") : "";
+  // The live parts on the page now, each {element, names, url}.
+  function parts() {
+    if (wall) {
+      var board = document.getElementById("wall-board");
+      return board ? [{ element: board, names: ["change"], url: wall.getAttribute("data-wall-board") }] : [];
+    }
+    return Array.prototype.map.call(document.querySelectorAll("[data-live][id]"), function (element) {
+      return {
+        element: element,
+        names: element.getAttribute("data-live").split(/\s+/),
+        url: element.getAttribute("data-live-url") || window.location.pathname + window.location.search
+      };
+    });
   }
 
-  function refresh() {
-    if (fetching) {
-      again = true;
+  // ---- the scoresheet: never lose a hand being typed -------------------------------------------------
+  document.addEventListener("input", markTyped, true);
+  document.addEventListener("change", markTyped, true);
+  function markTyped(event) {
+    var form = event.target && event.target.form;
+    if (form && form.id === "record") { form.setAttribute("data-typed", "1"); }
+  }
+  function saving() {
+    var form = document.getElementById("record");
+    var line = document.getElementById("save-status");
+    return Boolean((form && form.classList.contains("htmx-request")) ||
+      (line && !line.hidden && line.getAttribute("data-state") === "saving"));
+  }
+  function heldOnPhone(sheet) {
+    // The offline scorer drew this sheet (hands not yet sent, or two versions to choose from): it stays.
+    return navigator.onLine === false || Boolean(sheet.querySelector(".offline-note, .conflict, .offline-drawn"));
+  }
+  function slotOf(node, root) {
+    while (node && node.parentNode !== root) { node = node.parentNode; }
+    return node;
+  }
+  function expectedNumber(form) {
+    var input = form && form.querySelector("input[name=expected_number]");
+    return input ? input.value : "";
+  }
+  function mergeSheet(sheet, fresh) {
+    var form = sheet.querySelector("form#record");
+    if (!form || form.getAttribute("data-typed") !== "1") {
+      sheet.replaceWith(fresh);
+      return [fresh];
+    }
+    var freshForm = fresh.querySelector("form#record");
+    var slot = slotOf(form, sheet);
+    var freshSlot = freshForm ? slotOf(freshForm, fresh) : null;
+    Array.prototype.forEach.call(fresh.attributes, function (attribute) {
+      sheet.setAttribute(attribute.name, attribute.value);
+    });
+    Array.prototype.slice.call(sheet.childNodes).forEach(function (node) {
+      if (node !== slot) { sheet.removeChild(node); }
+    });
+    var added = [];
+    var before = true;
+    Array.prototype.slice.call(fresh.childNodes).forEach(function (node) {
+      if (node === freshSlot) { before = false; return; }
+      if (before) { sheet.insertBefore(node, slot); } else { sheet.appendChild(node); }
+      if (node.nodeType === 1) { added.push(node); }
+    });
+    offerNext(form, freshForm);
+    return added;
+  }
+  // The hand number this form was typed for was taken on another phone: say so before Save.
+  function offerNext(form, freshForm) {
+    var typedFor = expectedNumber(form);
+    var next = expectedNumber(freshForm);
+    var notice = form.querySelector(".hand-taken");
+    if (typedFor === next) {
+      if (notice) { notice.remove(); }
       return;
     }
-    fetching = true;
-    fetch(boardUrl, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
+    if (!notice) {
+      notice = document.createElement("div");
+      notice.className = "hand-taken";
+      notice.setAttribute("role", "alert");
+      var heading = form.querySelector("h2");
+      form.insertBefore(notice, heading ? heading.nextSibling : form.firstChild);
+    }
+    notice.textContent = "";
+    var text = document.createElement("p");
+    text.textContent = next
+      ? "Hand " + typedFor + " was recorded on another phone meanwhile."
+      : "Hand " + typedFor + " was recorded on another phone meanwhile, and the game is over.";
+    notice.appendChild(text);
+    if (next) {
+      var take = document.createElement("button");
+      take.type = "button";
+      take.className = "secondary take-next";
+      take.textContent = "Record this as hand " + next;
+      take.addEventListener("click", function () {
+        form.querySelector("input[name=expected_number]").value = next;
+        var heading = form.querySelector("h2");
+        if (heading) { heading.textContent = "Hand " + next; }
+        notice.remove();
+      });
+      notice.appendChild(take);
+    }
+    var drop = document.createElement("button");
+    drop.type = "button";
+    drop.className = "link drop-typed";
+    drop.textContent = "Discard what I typed";
+    drop.addEventListener("click", function () {
+      form.removeAttribute("data-typed");
+      refresh(parts().filter(function (part) { return part.element.id === "sheet"; }));
+    });
+    notice.appendChild(drop);
+  }
+
+  // ---- fetching parts ---------------------------------------------------------------------------------
+  function put(part, html) {
+    var element = part.element;
+    if (!document.body.contains(element)) { return; }
+    var added;
+    if (element.hasAttribute("data-live-inner")) {
+      element.innerHTML = html;
+      added = [element];
+    } else {
+      var template = document.createElement("template");
+      template.innerHTML = html;
+      var fresh = template.content.getElementById(element.id);
+      if (!fresh) { return; }
+      if (element.id === "sheet") {
+        if (heldOnPhone(element)) { return; }
+        added = mergeSheet(element, fresh);
+      } else {
+        element.replaceWith(fresh);
+        added = [fresh];
+      }
+    }
+    if (window.htmx) { added.forEach(function (node) { window.htmx.process(node); }); }
+  }
+
+  // Parts to fetch are gathered for a moment (a change often names several parts, or comes with
+  // others) and fetched only while the stream is up: a stream the server just ended (it is shutting
+  // down) is followed by its "ready" later, which brings every part up to date.
+  var wanting = [];
+  var wantTimer = null;
+  function refresh(wanted) {
+    wanting = wanting.concat(wanted);
+    if (wantTimer === null) { wantTimer = window.setTimeout(refreshNow, 50); }
+  }
+  function refreshNow() {
+    var wanted = wanting;
+    wanting = [];
+    wantTimer = null;
+    if (!source || source.readyState !== EventSource.OPEN) { return; }
+    var byUrl = {};
+    wanted.forEach(function (part) {
+      var group = byUrl[part.url] = byUrl[part.url] || [];
+      if (group.indexOf(part) < 0 && !group.some(function (other) { return other.element === part.element; })) { group.push(part); }
+    });
+    Object.keys(byUrl).forEach(function (url) { fetchParts(url, byUrl[url]); });
+  }
+
+  // Look again later at the parts ``group`` named: whatever is still behind the stream's newest
+  // version then (found again by id: a save's answer may have replaced an element) is fetched.
+  function later(group) {
+    var ids = group.map(function (part) { return part.element.id; });
+    window.setTimeout(function () {
+      var names = {};
+      group.forEach(function (part) { part.names.forEach(function (name) { names[name] = true; }); });
+      refresh(Object.keys(names).reduce(function (all, name) {
+        return all.concat(stale(name, latest[name]).filter(function (part) { return ids.indexOf(part.element.id) >= 0; }));
+      }, []));
+    }, 300);
+  }
+
+  function fetchParts(url, group) {
+    if (busy[url] || (saving() && group.some(function (part) { return part.element.id === "sheet"; }))) {
+      later(group);
+      return;
+    }
+    busy[url] = true;
+    var asked = group.map(function (part) { return part.element; });
+    fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
       .then(function (response) {
-        if (!response.ok) throw new Error("board answered " + response.status);
+        if (!response.ok) throw new Error("part answered " + response.status);
         return response.text();
       })
       .then(function (html) {
-        var template = document.createElement("template");
-        template.innerHTML = html;
-        var fresh = template.content.getElementById("wall-board");
-        var board = document.getElementById("wall-board");
-        if (fresh && board) {
-          board.replaceWith(fresh);
-          var now = new Date();
-          setStatus("Live · updated " + now.toLocaleTimeString(), true);
-        }
+        // Only parts still on the page as they were when asked for: one replaced meanwhile (the answer to
+        // a save on this phone) is as new as this answer or newer, and stays.
+        parts().forEach(function (part) { if (asked.indexOf(part.element) >= 0) put(part, html); });
+        setStatus("Live · updated " + new Date().toLocaleTimeString(), true);
       })
       .catch(function () {
-        setStatus("Could not update: retrying", false);
-        again = true;
+        // Try again while the stream is up; once it is down (the server stopped or restarts), its next
+        // "ready" brings every part up to date instead.
+        if (source && source.readyState === EventSource.OPEN) {
+          setStatus("Could not update: retrying", false);
+          later(group);
+        }
       })
       .finally(function () {
-        fetching = false;
-        if (again) {
-          again = false;
-          window.setTimeout(refresh, 300);
-        }
+        busy[url] = false;
       });
+  }
+
+  // Parts named by the stream whose shown version is not ``version`` (every such part when no version).
+  function stale(name, version) {
+    return parts().filter(function (part) {
+      if (part.names.indexOf(name) < 0) return false;
+      var shown = part.element.getAttribute("data-version");
+      return shown === null || version === undefined || shown !== version;
+    });
+  }
+
+  function onReady(event) {
+    setStatus("Live", true);
+    var versions;
+    if (wall) {
+      versions = { change: event.data };
+    } else {
+      try { versions = JSON.parse(event.data); } catch (error) { versions = {}; }
+    }
+    Object.keys(versions).forEach(function (name) { latest[name] = versions[name]; });
+    // Catch up with what changed while (re)connecting: parts with a version say whether they missed
+    // something; the others are fetched again only after a reconnect (they were just drawn before).
+    var missed = parts().filter(function (part) {
+      return part.names.some(function (name) {
+        var shown = part.element.getAttribute("data-version");
+        if (shown !== null) return name in versions && versions[name] !== shown;
+        return opened;
+      });
+    });
+    opened = true;
+    refresh(missed);
   }
 
   function connect() {
     window.clearTimeout(retryTimer);
     if (source) source.close();
     source = new EventSource(eventsUrl);
-    source.addEventListener("ready", function (event) {
-      setStatus("Live", true);
-      if (event.data !== shownVersion()) refresh(); // missed something while (re)connecting
+    source.addEventListener("ready", onReady);
+    (wall ? ["change"] : ["game", "season", "club", "todo"]).forEach(function (name) {
+      source.addEventListener(name, function (event) {
+        latest[name] = event.data;
+        refresh(stale(name, event.data));
+      });
     });
-    source.addEventListener("change", function (event) {
-      if (event.data !== shownVersion()) refresh();
+    source.addEventListener("unlive", function () {
+      source.close(); // a server that cannot hold streams (WSGI): the page stays a plain page
+      setStatus("Not live: reload for the latest", false);
+    });
+    source.addEventListener("closing", function () {
+      // The server is shutting down: come back to its successor a little later, not all pages at once.
+      source.close();
+      setStatus("Reconnecting…", false);
+      retryTimer = window.setTimeout(connect, 10000 + Math.random() * 10000);
     });
     source.addEventListener("bye", function () {
       connect(); // the server ends each stream after a few minutes: open the next one at once

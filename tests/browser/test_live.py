@@ -1,0 +1,110 @@
+"""Pages that follow changes: two phones on one scoresheet, a season page and a "Needs you" count,
+and a private club's stream refused to an outsider. Served by uvicorn (the streams need ASGI)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from scoring.models import Game
+from tests.browser.conftest import sign_in
+from tests.browser.test_kitchen import enter_hand, save_hand
+from tests.browser.test_wall import WITHIN, asgi_server, club_night  # noqa: F401 (asgi_server: a fixture)
+from tests.factories import UserFactory
+from tests.league_setup import play
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PHONE_390 = {"width": 390, "height": 844}
+
+
+def phone(new_page, base: str, username: str, path: str):
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, base, username)
+    page.goto(f"{base}{path}")
+    page.evaluate("window.notReloaded = true")
+    return page
+
+
+def test_two_phones_on_one_scoresheet(new_page, asgi_server):  # noqa: F811
+    _director, _club, _season, game = club_night()
+    pat = phone(new_page, asgi_server, "pat", f"/games/{game.pk}/")
+    quinn = phone(new_page, asgi_server, "quinn", f"/games/{game.pk}/")
+
+    # Pat saves hand 1 (knock, 4 against 20: 16 to Pat): Quinn's phone shows it without a reload.
+    enter_hand(pat, ending="Knock", by="pat", knocker=4, defender=20)
+    save_hand(pat, 1)
+    expect(quinn.locator(".board .line").first.locator(".pts")).to_have_text("16", timeout=WITHIN)
+    expect(quinn.locator("table.hands tbody tr")).to_have_count(1)
+    expect(quinn.locator("#record h2")).to_have_text("Hand 2")  # an untouched form moves on with the sheet
+
+    # Quinn starts typing hand 2; meanwhile Pat records hand 2 (gin against 10: 35 more to Pat).
+    enter_hand(quinn, ending="Knock", by="quinn", knocker=5)
+    enter_hand(pat, ending="Gin", by="pat", defender=10)
+    save_hand(pat, 2)
+    expect(quinn.locator(".board .line").first.locator(".pts")).to_have_text("51", timeout=WITHIN)
+    expect(quinn.locator("table.hands tbody tr")).to_have_count(2)
+    # What Quinn typed is still there, and the phone says the number is taken before Save.
+    expect(quinn.get_by_label("Knocker's deadwood")).to_have_value("5")
+    expect(quinn.locator("#record input[name=ending][value=knock]")).to_be_checked()
+    taken = quinn.locator("#record .hand-taken")
+    expect(taken).to_contain_text("Hand 2 was recorded on another phone meanwhile.")
+    taken.get_by_role("button", name="Record this as hand 3").click()
+    expect(quinn.locator("#record h2")).to_have_text("Hand 3")
+    quinn.get_by_label("Other player's deadwood").fill("30")
+    save_hand(quinn, 3)  # saved as hand 3: no "behind" refusal
+    expect(quinn.locator("table.hands tbody tr")).to_have_count(3)
+    expect(pat.locator("table.hands tbody tr")).to_have_count(3, timeout=WITHIN)
+    assert Game.objects.get(pk=game.pk).hand_count == 3
+    assert quinn.evaluate("window.notReloaded") is True and pat.evaluate("window.notReloaded") is True
+    for page in (pat, quinn):
+        page.goto("about:blank")  # the browser ends its event stream before the server stops
+
+
+def test_a_season_page_and_a_to_do_count_follow_a_confirmation_in_another_context(new_page, asgi_server):  # noqa: F811
+    _director, club, season, game = club_night()
+    play(Game.objects.get(pk=game.pk), game.player_one)  # Pat wins: provisional, Quinn is to confirm it
+    quinn = phone(new_page, asgi_server, "quinn", f"/clubs/{club.slug}/seasons/{season.pk}/")
+    expect(quinn.locator(".nav-count")).to_have_text(re.compile(r"^\s*1$"))
+    expect(quinn.locator("tr[data-player='pat'] td.won")).to_have_text("0")
+    expect(quinn.locator("ul.provisional")).to_contain_text("awaiting confirmation")
+
+    # The club's director confirms the result on their own device.
+    director = phone(new_page, asgi_server, "director", f"/games/{game.pk}/")
+    director.get_by_role("button", name="Confirm the result").click()
+    expect(director.get_by_text("Result confirmed: it counts in the standings now.")).to_be_visible()
+
+    expect(quinn.locator("tr[data-player='pat'] td.won")).to_have_text("1", timeout=WITHIN)
+    expect(quinn.locator("#standings")).to_contain_text("None: every finished game is confirmed.")
+    expect(quinn.locator(".nav-count")).to_have_count(0, timeout=WITHIN)  # nothing needs Quinn now
+    assert quinn.evaluate("window.notReloaded") is True
+    for page in (quinn, director):
+        page.goto("about:blank")
+
+
+def stream_opens(page, url: str) -> bool:
+    """Whether an EventSource on ``url`` opened by ``page`` hears the stream's "ready"."""
+    return page.evaluate(
+        """url => new Promise(resolve => {
+            const source = new EventSource(url);
+            source.addEventListener("ready", () => { source.close(); resolve(true); });
+            source.addEventListener("error", () => { source.close(); resolve(false); });
+        })""",
+        url,
+    )
+
+
+def test_a_private_clubs_scoresheet_stream_is_refused_to_an_outsider(new_page, asgi_server):  # noqa: F811
+    _director, club, season, game = club_night()
+    club.is_public = False
+    club.save(update_fields=["is_public"])
+    UserFactory(username="otto")
+    otto = phone(new_page, asgi_server, "otto", "/")
+    for query in (f"game={game.pk}", f"season={season.pk}", f"club={club.slug}"):
+        assert otto.request.get(f"{asgi_server}/live/?{query}").status == 404
+    assert otto.request.get(f"{asgi_server}/games/{game.pk}/").status == 404
+    pat = phone(new_page, asgi_server, "pat", f"/games/{game.pk}/")  # a member's phone follows it
+    assert stream_opens(pat, f"/live/?game={game.pk}") is True
+    for page in (otto, pat):
+        page.goto("about:blank")

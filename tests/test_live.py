@@ -1,0 +1,177 @@
+"""Live pages' one stream (/live/): who may follow what, and what each viewer hears."""
+
+import json
+
+import pytest
+from django.test import AsyncClient
+from django.urls import reverse
+
+from scoring import changes, services
+from scoring.league import live
+from scoring.league import services as league
+from tests.league_setup import make_club, play
+from tests.test_wall import _record_later, open_season, run_async
+
+
+async def _stream(user, query: str, *, until, timer_after_ready=None):
+    """Open /live/?query as ``user`` (None: anonymous); read events until ``until(events)``. Returns
+    (status, [(event, data)]). ``timer_after_ready``: started once the stream is ready (another phone's save)."""
+    client = AsyncClient()
+    if user is not None:
+        await client.aforce_login(user)
+    response = await client.get(reverse("live_events") + "?" + query)
+    if response.status_code != 200:
+        return response.status_code, []
+    events, timer, buffer = [], None, ""
+    try:
+        async for chunk in response.streaming_content:
+            buffer += chunk.decode()
+            while "\n\n" in buffer:
+                block, buffer = buffer.split("\n\n", 1)
+                fields = [line.split(": ", 1) for line in block.splitlines() if not line.startswith(":")]
+                lines = dict(field for field in fields if len(field) == 2)
+                if "event" in lines:
+                    events.append((lines["event"], lines.get("data", "")))
+                    if lines["event"] == "ready" and timer_after_ready is not None:
+                        timer = timer_after_ready()
+            if until(events):
+                break
+    finally:
+        await response.streaming_content.aclose()
+        if timer is not None:
+            timer.join()
+    return response.status_code, events
+
+
+def _names(events):
+    return [name for name, _ in events]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_private_clubs_scoresheet_stream_is_refused_to_an_outsider():
+    cast = make_club(name="Private Live", is_public=False)
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+    ready = lambda events: "ready" in _names(events)  # noqa: E731
+    for query in (f"game={game.pk}", f"season={season.pk}", f"club={cast.club.slug}"):
+        assert run_async(_stream(None, query, until=ready))[0] == 404
+        assert run_async(_stream(cast.outsider, query, until=ready))[0] == 404
+    status, events = run_async(_stream(cast.player, f"game={game.pk}", until=ready))
+    assert status == 200
+    assert json.loads(events[0][1])["game"] == changes.game_version(game)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scoresheet_stream_hears_a_hand_saved_on_another_phone_of_a_friendly_game():
+    cast = make_club(name="Kitchen Live")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    friendly = services.game_create(player_one=pat, player_two=quinn, first_dealer=quinn, created_by=cast.player)
+    status, events = run_async(
+        _stream(
+            None,
+            f"game={friendly.pk}",
+            until=lambda events: "game" in _names(events),
+            timer_after_ready=lambda: _record_later(friendly, pat),
+        )
+    )
+    friendly.refresh_from_db()
+    assert status == 200 and _names(events) == ["ready", "game"]
+    assert events[1][1] == changes.game_version(friendly) != json.loads(events[0][1])["game"]
+
+
+def _record_both_later(first, first_by, then, then_by):
+    """Another phone saves a hand of ``first``, then one of ``then`` (one after the other)."""
+    import threading
+
+    def both():
+        _record_later(first, first_by, delay=0).join()
+        _record_later(then, then_by, delay=0).join()
+
+    thread = threading.Thread(target=both)
+    thread.start()
+    return thread
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_to_do_event_reaches_the_members_of_the_club_only():
+    cast = make_club(name="Todo Live", is_public=False)
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+    other = make_club(name="Elsewhere")
+    theirs = open_season(other, name="Theirs")
+    other_pat, other_quinn = other.player_of(other.player), other.player_of(other.rival)
+    their_game = league.open_game_start(
+        season=theirs, player_one=other_pat, player_two=other_quinn, started_by=other.owner
+    )
+    until_todo = lambda events: "todo" in _names(events)  # noqa: E731
+
+    # A member's stream (any page: the navigation's count) hears their club's game change as "todo".
+    status, heard = run_async(
+        _stream(cast.rival, "", until=until_todo, timer_after_ready=lambda: _record_later(game, pat))
+    )
+    assert status == 200 and _names(heard) == ["ready", "todo"]
+    assert heard[1][1] == changes.season_version(season.pk)
+    their_version = changes.season_version(theirs.pk)
+    # Another club's member: a hand of the private club's game, then one of their own club's. The
+    # first never reaches them; the first "todo" they hear is their own club's.
+    status, heard = run_async(
+        _stream(
+            other.rival,
+            "",
+            until=until_todo,
+            timer_after_ready=lambda: _record_both_later(game, pat, their_game, other_pat),
+        )
+    )
+    assert status == 200 and _names(heard) == ["ready", "todo"]
+    assert json.loads(heard[0][1]) == {"todo": their_version}  # their own club's season only
+    assert heard[1][1] == changes.season_version(theirs.pk)
+
+
+@pytest.mark.django_db
+def test_a_set_aside_version_and_a_dispute_move_the_versions_pages_follow():
+    cast = make_club(name="Moves Live")
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+    services.hand_record(game=game, ending="knock", by=pat, knocker_deadwood=4, defender_deadwood=20)
+    before = changes.game_versions([game.pk])[game.pk]
+    hand = game.hands.get(number=1)
+    services.hand_version_set_aside(hand=hand, ending="knock", by=quinn, knocker_deadwood=3, defender_deadwood=30)
+    after_set_aside = changes.game_versions([game.pk])[game.pk]
+    assert after_set_aside != before
+    play(game, pat)
+    season_before = changes.season_version(season.pk)
+    league.game_dispute(game=game, disputed_by=cast.rival, comment="Hand 2 was a knock, not gin.")
+    assert changes.season_version(season.pk) != season_before
+    assert changes.game_versions([game.pk])[game.pk] not in (after_set_aside, before)
+
+
+@pytest.mark.django_db
+def test_a_wsgi_server_answers_unlive_at_once_and_still_refuses_outsiders(client):
+    cast = make_club(name="Wsgi Live", is_public=False)
+    season = open_season(cast)
+    url = reverse("live_events") + f"?season={season.pk}"
+    client.force_login(cast.outsider)
+    assert client.get(url).status_code == 404
+    client.force_login(cast.player)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == b"event: unlive\ndata: reload\n\n"  # ends: no thread held
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_server_shutting_down_ends_its_streams_at_once():
+    cast = make_club(name="Closing Live")
+    season = open_season(cast)
+
+    async def watch():
+        kinds = []
+        async for kind, _ in live.topic_changes([changes.season_topic(season.pk)], seconds=60, keepalive=60):
+            kinds.append(kind)
+            if kind == "ready":
+                live.end_streams()  # what uvicorn's exit handler calls first
+        return kinds
+
+    assert run_async(watch()) == ["ready", "closing"]  # ended, rather than cut after the server's grace time
