@@ -269,35 +269,43 @@
   function connect() {
     window.clearTimeout(retryTimer);
     if (source) source.close();
-    source = new EventSource(eventsUrl);
-    source.addEventListener("ready", onReady);
+    source = null;
+    if (navigator.onLine === false) {
+      // No network: the page is this phone's copy (static/js/offline.js); follow again once it is back.
+      setStatus("Offline", false);
+      return;
+    }
+    var stream = source = new EventSource(eventsUrl);
+    stream.addEventListener("ready", onReady);
     (wall ? ["change"] : ["game", "season", "club", "todo"]).forEach(function (name) {
-      source.addEventListener(name, function (event) {
+      stream.addEventListener(name, function (event) {
         latest[name] = event.data;
         refresh(stale(name, event.data));
       });
     });
-    source.addEventListener("unlive", function () {
-      source.close(); // a server that cannot hold streams (WSGI): the page stays a plain page
+    stream.addEventListener("unlive", function () {
+      stream.close(); // a server that cannot hold streams (WSGI): the page stays a plain page
       setStatus("Not live: reload for the latest", false);
     });
-    source.addEventListener("closing", function () {
+    stream.addEventListener("closing", function () {
       // The server is shutting down: come back to its successor a little later, not all pages at once.
-      source.close();
+      stream.close();
       setStatus("Reconnecting…", false);
       retryTimer = window.setTimeout(connect, 10000 + Math.random() * 10000);
     });
-    source.addEventListener("bye", function () {
+    stream.addEventListener("bye", function () {
       connect(); // the server ends each stream after a few minutes: open the next one at once
     });
-    source.addEventListener("error", function () {
+    stream.addEventListener("error", function () {
       setStatus("Reconnecting…", false);
-      if (source.readyState === EventSource.CLOSED) {
+      if (stream === source && stream.readyState === EventSource.CLOSED && navigator.onLine !== false) {
         // The browser gave up (e.g. the server answered an error): try again ourselves.
         retryTimer = window.setTimeout(connect, 3000);
       }
     });
   }
 
+  window.addEventListener("offline", function () { if (source) { source.close(); source = null; } });
+  window.addEventListener("online", function () { if (!source) { connect(); } });
   connect();
 })();
