@@ -13,6 +13,11 @@ django.test.Client (in-process: the server's own time, no network):
 
 and prints p50/p95 and the bytes of each response (static files excluded:
 they are cached). Targets: p95 under 30 ms on SQLite, under 60 KB a page.
+
+Next to them, the framework's floor in the same run: a bare Django view (GET and POST, "ok",
+through the project's whole middleware chain and session) and a bare DRF POST (the project's API
+settings: authentication, throttles, JSON parser), mounted for this run only, and the ratio of
+the scoresheet GET and the hand POST to them: how far the hot paths are from the floor.
 """
 
 from __future__ import annotations
@@ -77,6 +82,28 @@ def build_sitting(hands: int):
     return user, game
 
 
+def mount_floor() -> tuple[str, str]:
+    """Mount, for this run only, a bare Django view and a bare DRF POST; their URLs."""
+    from django.http import HttpResponse
+    from django.urls import clear_url_caches, path
+    from rest_framework.decorators import api_view
+    from rest_framework.response import Response
+
+    import ginleague.urls
+
+    def bare(request):
+        return HttpResponse("ok")
+
+    @api_view(["POST"])
+    def bare_api(request):
+        return Response({"ok": bool(request.data)}, status=201)
+
+    # First, before the API's own catch-all answer to an unknown address under /api/.
+    ginleague.urls.urlpatterns[:0] = [path("bench-floor/", bare), path("api/bench-floor/", bare_api)]
+    clear_url_caches()
+    return "/bench-floor/", "/api/bench-floor/"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300, help="timed requests per measurement")
@@ -112,8 +139,9 @@ def main() -> None:
     record_url = reverse("hand_submit", args=[game.pk])
     preview_url = reverse("hand_preview", args=[game.pk])
     hand = {"ending": "knock", "by": game.player_one_id, "knocker_deadwood": 3, "defender_deadwood": 5}
+    floor_url, floor_api_url = mount_floor()
 
-    def timed(call, undo=None) -> tuple[list[float], int]:
+    def timed(call, undo=None, status=200) -> tuple[list[float], int]:
         for _ in range(10):  # warm-up
             response = call()
             if undo:
@@ -123,7 +151,7 @@ def main() -> None:
             start = time.perf_counter()
             response = call()
             times.append((time.perf_counter() - start) * 1000)
-            assert response.status_code == 200, response.status_code
+            assert response.status_code == status, response.status_code
             if undo:
                 undo()
         return times, len(response.content)
@@ -142,6 +170,11 @@ def main() -> None:
         "preview (htmx POST)": timed(lambda: client.post(preview_url, hand, HTTP_HX_REQUEST="true")),
         "games list (GET /)": timed(lambda: client.get(reverse("home"))),
         "new game page (GET)": timed(lambda: client.get(reverse("game_new"))),
+        "floor: bare Django view (GET)": timed(lambda: client.get(floor_url)),
+        "floor: bare Django view (POST)": timed(lambda: client.post(floor_url, hand, HTTP_HX_REQUEST="true")),
+        "floor: bare DRF POST (JSON)": timed(
+            lambda: client.post(floor_api_url, hand, content_type="application/json"), status=201
+        ),
     }
     print(f"\n{'response':42} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'bytes':>8}")
     for name, (times, size) in results.items():
@@ -152,6 +185,13 @@ def main() -> None:
     print(
         f"\ntargets: p95 < 30 ms -> scoresheet {sheet_p95:.1f} ms, record {record_p95:.1f} ms; "
         f"page < 60 KB -> largest {biggest / 1024:.1f} KB"
+    )
+    p50 = {name: statistics.median(times) for name, (times, _) in results.items()}
+    sheet, record = p50["scoresheet page (GET)"], p50["record hand (htmx POST, sheet partial)"]
+    print(
+        f"ratio to the floor (p50): scoresheet GET / bare GET {sheet / p50['floor: bare Django view (GET)']:.1f}x; "
+        f"hand POST / bare POST {record / p50['floor: bare Django view (POST)']:.1f}x "
+        f"(/ bare DRF POST {record / p50['floor: bare DRF POST (JSON)']:.1f}x)"
     )
     print(f"({args.requests} timed requests each, django.test.Client in-process; static files not counted)")
 
