@@ -175,3 +175,23 @@ def test_a_server_shutting_down_ends_its_streams_at_once():
         return kinds
 
     assert run_async(watch()) == ["ready", "closing"]  # ended, rather than cut after the server's grace time
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_club_page_shows_its_games_in_play_and_its_stream_hears_them(client):
+    cast = make_club(name="Club Live")
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+    page = client.get(reverse("league:club", args=[cast.club.slug])).content.decode()
+    assert f'<li data-game="{game.pk}">' in page and 'id="club-playing"' in page and 'data-live="club"' in page
+    status, heard = run_async(
+        _stream(
+            None,
+            f"club={cast.club.slug}",
+            until=lambda events: "club" in _names(events),
+            timer_after_ready=lambda: _record_later(game, pat),
+        )
+    )
+    assert status == 200 and _names(heard) == ["ready", "club"]
+    assert "1 hand played" in client.get(reverse("league:club", args=[cast.club.slug])).content.decode()
