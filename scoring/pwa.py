@@ -28,6 +28,7 @@ SHELL_STATIC = [
     "css/print.css",
     "css/offline.css",
     "js/site.js",
+    "js/wall.js",
     "js/offline.js",
     "js/engine.js",
     "django_htmx/htmx-2.min.js",
