@@ -11,7 +11,15 @@ from typing import Any
 from scoring.engine.card_facts import CardFactError, check_facts
 from scoring.engine.overrides import read_rules
 from scoring.engine.rules import RuleError, RuleSet
-from scoring.engine.score import HAND_FIELDS, HandError, HandFacts, SessionResult, check_hand_count, score_session
+from scoring.engine.score import (
+    HAND_FIELDS,
+    HandError,
+    HandFacts,
+    SessionResult,
+    check_hand_count,
+    check_time_call,
+    score_session,
+)
 
 # Facts a hand may carry in a record; ``cards`` holds the dealt cards when entered.
 RECORD_HAND_FIELDS = (*HAND_FIELDS, "cards")
@@ -40,6 +48,7 @@ class GameRecord:
     cards: tuple[Any, ...]  # per hand: the entered cards, or None
     name: str = ""
     source: str = ""
+    time_called_after: int | None = None  # hands recorded when time was called (docs/rules.md); None: never
 
 
 def _parse_players(data: dict[str, Any]) -> tuple[str, str]:
@@ -101,8 +110,10 @@ def parse_record(data: Any) -> GameRecord:
     raw_hands = data.get("hands", [])
     if not isinstance(raw_hands, list):
         raise RecordError(None, "hands", "hands must be a list")
+    time_called_after = data.get("time_called_after")
     try:
         check_hand_count(len(raw_hands))  # before reading any hand: an oversized sheet costs nothing more
+        check_time_call(rules, time_called_after, len(raw_hands))
     except HandError as error:
         raise RecordError(error.hand, error.field, error.message) from None
     parsed = []
@@ -110,13 +121,22 @@ def parse_record(data: Any) -> GameRecord:
         try:
             parsed.append(_parse_hand(number, raw))
         except RecordError:
-            # The first bad hand is named: an earlier hand that breaks a rule comes first.
-            score_record(_record(data, rules, players, first_dealer, parsed))
+            # The first bad hand is named: an earlier hand that breaks a rule comes first (a time
+            # called later than the hands read so far has not yet happened among them).
+            called = time_called_after if time_called_after is not None and time_called_after < len(parsed) else None
+            score_record(_record(data, rules, players, first_dealer, parsed, called))
             raise
-    return _record(data, rules, players, first_dealer, parsed)
+    return _record(data, rules, players, first_dealer, parsed, time_called_after)
 
 
-def _record(data: dict[str, Any], rules: RuleSet, players: tuple[str, str], first_dealer: str, parsed) -> GameRecord:
+def _record(
+    data: dict[str, Any],
+    rules: RuleSet,
+    players: tuple[str, str],
+    first_dealer: str,
+    parsed,
+    time_called_after: int | None,
+) -> GameRecord:
     return GameRecord(
         rules=rules,
         rules_spec=rules.overrides(),
@@ -126,12 +146,15 @@ def _record(data: dict[str, Any], rules: RuleSet, players: tuple[str, str], firs
         cards=tuple(cards for _, cards in parsed),
         name=str(data.get("name", "") or ""),
         source=str(data.get("source", "") or ""),
+        time_called_after=time_called_after,
     )
 
 
 def score_record(record: GameRecord) -> SessionResult:
     try:
-        result = score_session(record.rules, record.players, record.first_dealer, record.hands)
+        result = score_session(
+            record.rules, record.players, record.first_dealer, record.hands, record.time_called_after
+        )
     except HandError as error:
         if error.hand:  # an earlier hand's bad cards come first
             check_record_cards(record, before=error.hand)
@@ -170,6 +193,8 @@ def expect_of(result: SessionResult) -> dict[str, Any]:
         if game.over:
             entry["final"] = {game.winner: game.final[game.winner], game.loser: game.final[game.loser]}
             entry["margin"] = game.margin
+        if game.by_time:
+            entry["ended_by_time"] = True
         expect["games"].append(entry)
     if not result.over:
         expect["next_dealer"] = result.next_dealer

@@ -37,6 +37,8 @@ class RuleSet:
     undercut_on_tie: bool = True
     target: int = 100
     game_bonus: int = 100
+    # The game bonus of a game ended by time (docs/rules.md, "A game ended by time"); unless set, game_bonus.
+    timed_game_bonus: int = 100
     box_bonus: int = 25
     line_bonus: int | None = None
     line_bonus_margin: int = 50
@@ -66,7 +68,9 @@ class RuleSet:
         spec: dict[str, Any] = {"preset": self.preset}
         for field in fields(self):
             value = getattr(self, field.name)
-            if field.name != "preset" and value != getattr(base, field.name):
+            # timed_game_bonus follows game_bonus unless set, so it is an override only where it differs.
+            default = self.game_bonus if field.name == "timed_game_bonus" else getattr(base, field.name)
+            if field.name != "preset" and value != default:
                 spec[field.name] = value
         return spec
 
@@ -132,6 +136,7 @@ FIELD_LABELS = {
     "undercut_on_tie": "A tie is an undercut",
     "target": "Game to",
     "game_bonus": "Game bonus",
+    "timed_game_bonus": "Game bonus when time is called",
     "box_bonus": "Box bonus (per hand won)",
     "line_bonus": "Line bonus for a big win",
     "line_bonus_margin": "Big win means winning by at least",
@@ -187,6 +192,7 @@ _SCHEMA: dict[str, tuple[str, Any]] = {
     "undercut_on_tie": ("bool", None),
     "target": ("int", (1, MAX_BONUS)),
     "game_bonus": ("int", (0, MAX_BONUS)),
+    "timed_game_bonus": ("int", (0, MAX_BONUS)),
     "box_bonus": ("int", (0, MAX_BONUS)),
     "line_bonus": ("int_or_null", (0, MAX_BONUS)),
     "line_bonus_margin": ("int", (0, MAX_BONUS)),
@@ -239,6 +245,7 @@ def resolve_rules(spec: Any) -> RuleSet:
 
     A missing preset means ``standard``; its name is read by ``preset_named``. An unknown
     field, or a value of the wrong type or range, raises RuleError naming the field.
+    ``timed_game_bonus``, unless given, is the resolved ``game_bonus``.
     """
     if spec is None:
         spec = {}
@@ -254,4 +261,6 @@ def resolve_rules(spec: Any) -> RuleSet:
         if name not in _SCHEMA:
             raise RuleError(name, f"{name} is not a rule (known rules: {', '.join(RULE_FIELDS)})")
         overrides[name] = _check_value(name, value)
+    if "timed_game_bonus" not in overrides:
+        overrides["timed_game_bonus"] = overrides.get("game_bonus", PRESETS[preset_name].game_bonus)
     return replace(PRESETS[preset_name], **overrides)

@@ -80,6 +80,7 @@ class GameResult:
     margin: int | None
     closed_by_hand: int | None
     breakdown: tuple[BonusLine, ...] = ()
+    by_time: bool = False  # ended by time (docs/rules.md, "A game ended by time"), not on the target
 
     def points_needed(self, player: Player) -> int:
         return max(self.target - self.hand_points[player], 0)
@@ -92,6 +93,7 @@ class SessionResult:
     games: tuple[GameResult, ...]
     over: bool
     next_dealer: Player | None
+    time_called_after: int | None = None  # the hands recorded when time was called; None: not called
 
     def net(self, player: Player) -> int:
         """The player's margins won minus margins lost over the closed games."""
@@ -238,11 +240,12 @@ class _OpenGame:
     over: bool = False
     winner: Player | None = None
     closed_by_hand: int | None = None
+    by_time: bool = False
     settled: GameResult | None = field(default=None)
 
 
 def _settle(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame) -> GameResult:
-    """Apply the end-of-game bonuses in the rule book's order."""
+    """Apply the end-of-game bonuses in the rule book's order (a game ended by time: its own game bonus)."""
     winner = game.winner
     loser = other_player(players, winner)
     lines: list[BonusLine] = []
@@ -258,9 +261,10 @@ def _settle(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame) -> 
             amount = game.boxes[player] * rules.box_bonus
             lines.append(BonusLine(f"Boxes: {game.boxes[player]} \u00d7 {rules.box_bonus}", player, amount))
             score[player] += amount
-    if rules.game_bonus:
-        lines.append(BonusLine("Game bonus", winner, rules.game_bonus))
-        score[winner] += rules.game_bonus
+    game_bonus = rules.timed_game_bonus if game.by_time else rules.game_bonus
+    if game_bonus:
+        lines.append(BonusLine("Game bonus (time called)" if game.by_time else "Game bonus", winner, game_bonus))
+        score[winner] += game_bonus
     if shutout and rules.shutout_mode == "add" and rules.shutout_bonus:
         lines.append(BonusLine("Shutout bonus", winner, rules.shutout_bonus))
         score[winner] += rules.shutout_bonus
@@ -284,6 +288,7 @@ def _settle(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame) -> 
         margin=score[winner] - score[loser],
         closed_by_hand=game.closed_by_hand,
         breakdown=tuple(lines),
+        by_time=game.by_time,
     )
 
 
@@ -321,16 +326,38 @@ def check_hand_count(count: int) -> None:
         raise HandError(number, "hands", f"hand {number}: a game holds at most {MAX_HANDS} hands")
 
 
+def check_time_call(rules: RuleSet, time_called_after: Any, hand_count: int) -> None:
+    """Refuse a time call that cannot have happened, naming ``time_called_after``.
+
+    ``time_called_after`` is how many hands were recorded when time was called
+    (None: it was not); it cannot be more than the hands there are.
+    """
+    if time_called_after is None:
+        return
+    name = "time_called_after"
+    if rules.hollywood:
+        raise HandError(None, name, "a Hollywood sitting is not ended by time: time cannot be called")
+    if not _is_whole_number(time_called_after) or time_called_after < 0:
+        raise HandError(None, name, f"{name} must be a whole number of hands (0 or more), not {time_called_after!r}")
+    if time_called_after > hand_count:
+        raise HandError(
+            None, name, f"{name} is {time_called_after}, but only {hand_count} hands are recorded"
+        )
+
+
 def score_session(
     rules: RuleSet,
     players: Sequence[Player],
     first_dealer: Player,
     hands: Sequence[HandFacts],
+    time_called_after: int | None = None,
 ) -> SessionResult:
     """Score a whole sitting (one game, or three for Hollywood) from its facts.
 
-    Raises HandError for the first hand that breaks the rules (``hand`` None
-    for an error in the players or first dealer).
+    ``time_called_after``: time was called when that many hands were recorded; the game then
+    ends after the next hand that leaves the hand points unequal (docs/rules.md, "A game ended
+    by time"). Raises HandError for the first hand that breaks the rules (``hand`` None for an
+    error in the players, first dealer or time call).
     """
     if len(players) != 2 or players[0] == players[1]:
         raise HandError(None, "players", "a game needs exactly two different players")
@@ -338,6 +365,7 @@ def score_session(
     if first_dealer not in pair:
         raise HandError(None, "first_dealer", f"first_dealer must be one of the players, not {first_dealer!r}")
     check_hand_count(len(hands))
+    check_time_call(rules, time_called_after, len(hands))
 
     games = [
         _OpenGame(number, dict.fromkeys(pair, 0), dict.fromkeys(pair, 0), dict.fromkeys(pair, 0))
@@ -385,8 +413,17 @@ def score_session(
                 doubled,
                 tuple(game.number for game in receiving),
             )
+        if time_called_after is not None and number > time_called_after:
+            _end_by_time(rules, pair, games[0], number)
         results.append(hand)
         dealer = _next_dealer(rules, pair, hand)
+    if time_called_after is not None and games[0].over and games[0].closed_by_hand <= time_called_after:
+        raise HandError(
+            None,
+            "time_called_after",
+            f"time was called after {time_called_after} hands, but the game was over after hand "
+            f"{games[0].closed_by_hand}",
+        )
 
     over = all(game.over for game in games)
     return SessionResult(
@@ -395,7 +432,20 @@ def score_session(
         games=tuple(_snapshot(rules, pair, game) for game in games),
         over=over,
         next_dealer=None if over else dealer,
+        time_called_after=time_called_after,
     )
+
+
+def _end_by_time(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame, number: int) -> None:
+    """After a hand played once time is called: an open game whose hand points differ ends, the player ahead winning."""
+    first, second = players
+    if game.over or game.hand_points[first] == game.hand_points[second]:
+        return
+    game.over = True
+    game.by_time = True
+    game.winner = first if game.hand_points[first] > game.hand_points[second] else second
+    game.closed_by_hand = number
+    game.settled = _settle(rules, players, game)
 
 
 def dealer_after(

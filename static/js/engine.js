@@ -10,20 +10,22 @@
  *
  * API (players are any keys the caller uses, e.g. the server's player ids):
  *
- *   GinEngine.scoreSession(rules, [p1, p2], firstDealer, hands) -> game
+ *   GinEngine.scoreSession(rules, [p1, p2], firstDealer, hands, timeCalledAfter) -> game
  *     rules: the game's stored rule set ({"preset": "standard", ...overrides},
  *            or the full set the server keeps in game.rules);
  *     p1, p2: player ids, or the server's refs {id, name} (game.player_one);
  *     firstDealer: an id or a ref (game.first_dealer);
  *     hands: the facts, in order, as the API takes them:
  *            {ending, by, knocker_deadwood, defender_deadwood, upcard}, typed as in
- *            the API's JSON (by = the id itself, deadwood numbers or null).
+ *            the API's JSON (by = the id itself, deadwood numbers or null);
+ *     timeCalledAfter: the game's time_called_after (hands recorded when time was
+ *            called), or null/undefined when time was not called.
  *     Returns a plain object shaped like the API's game detail
  *     (GameDetailSerializer), so the sheet draws from one shape either way:
- *       {over, winner, margin, next_dealer, hand_count,
+ *       {over, winner, margin, next_dealer, hand_count, time_called_after,
  *        scores: [{number, target, player_one_hand_points, player_two_hand_points,
  *                  player_one_boxes, player_two_boxes, over, winner,
- *                  player_one_final, player_two_final, margin, closed_by_hand,
+ *                  player_one_final, player_two_final, margin, closed_by_hand, by_time,
  *                  breakdown: [{label, player, amount}]}],
  *        hands: [{number, ending, by, knocker_deadwood, defender_deadwood, upcard,
  *                 dealer, result, winner, points, boxes, doubled, scored_in}]}
@@ -36,7 +38,7 @@
  *
  *   GinEngine.resolveRules(spec) -> rule set (rules.resolve_rules: typed values)
  *   GinEngine.readRules(spec)    -> rule set (overrides.read_rules: also "off", "yes", "150")
- *   GinEngine.score(ruleSet, [p1, p2], firstDealer, hands) -> the engine's
+ *   GinEngine.score(ruleSet, [p1, p2], firstDealer, hands, timeCalledAfter) -> the engine's
  *     SessionResult as plain data (score.score_session), player keys as given
  *   GinEngine.evaluate(record)   -> record.evaluate: a game record's `expect`
  *     object, or {error: {hand, field}, message}
@@ -113,7 +115,7 @@
 
   var STANDARD = {
     preset: "standard", knock_limit: 10, gin_bonus: 25, big_gin_bonus: 31, undercut_bonus: 25,
-    undercut_on_tie: true, target: 100, game_bonus: 100, box_bonus: 25, line_bonus: null,
+    undercut_on_tie: true, target: 100, game_bonus: 100, timed_game_bonus: 100, box_bonus: 25, line_bonus: null,
     line_bonus_margin: 50, shutout_mode: "add", shutout_bonus: 100, oklahoma: false,
     oklahoma_ace: "gin_only", spade_double: false, spade_double_boxes: false, hollywood: false,
     next_dealer: "loser"
@@ -152,6 +154,7 @@
     ["undercut_on_tie", "bool", null],
     ["target", "int", [1, MAX_BONUS]],
     ["game_bonus", "int", [0, MAX_BONUS]],
+    ["timed_game_bonus", "int", [0, MAX_BONUS]],
     ["box_bonus", "int", [0, MAX_BONUS]],
     ["line_bonus", "int_or_null", [0, MAX_BONUS]],
     ["line_bonus_margin", "int", [0, MAX_BONUS]],
@@ -218,6 +221,10 @@
       }
       overrides[name] = checkValue(name, spec[name]);
     });
+    // timed_game_bonus, unless given, is the resolved game_bonus.
+    if (!has(overrides, "timed_game_bonus")) {
+      overrides.timed_game_bonus = has(overrides, "game_bonus") ? overrides.game_bonus : PRESETS[presetName].game_bonus;
+    }
     return replace(PRESETS[presetName], overrides);
   }
 
@@ -390,7 +397,7 @@
 
   function line(label, player, amount) { return { label: label, player: player, amount: amount }; }
 
-  // The end-of-game bonuses, in the rule book's order.
+  // The end-of-game bonuses, in the rule book's order (a game ended by time: its own game bonus).
   function settle(rules, players, game) {
     var winner = game.winner;
     var loser = otherPlayer(players, winner);
@@ -411,9 +418,10 @@
         score.set(player, score.get(player) + amount);
       }
     });
-    if (rules.game_bonus) {
-      lines.push(line("Game bonus", winner, rules.game_bonus));
-      score.set(winner, score.get(winner) + rules.game_bonus);
+    var gameBonus = game.by_time ? rules.timed_game_bonus : rules.game_bonus;
+    if (gameBonus) {
+      lines.push(line(game.by_time ? "Game bonus (time called)" : "Game bonus", winner, gameBonus));
+      score.set(winner, score.get(winner) + gameBonus);
     }
     if (shutout && rules.shutout_mode === "add" && rules.shutout_bonus) {
       lines.push(line("Shutout bonus", winner, rules.shutout_bonus));
@@ -430,7 +438,8 @@
     return {
       number: game.number, target: rules.target, hand_points: new Map(game.hand_points),
       boxes: new Map(game.boxes), over: true, winner: winner, loser: loser, final: score,
-      margin: score.get(winner) - score.get(loser), closed_by_hand: game.closed_by_hand, breakdown: lines
+      margin: score.get(winner) - score.get(loser), closed_by_hand: game.closed_by_hand, breakdown: lines,
+      by_time: game.by_time
     };
   }
 
@@ -439,7 +448,7 @@
     return {
       number: game.number, target: rules.target, hand_points: new Map(game.hand_points),
       boxes: new Map(game.boxes), over: false, winner: null, loser: null, final: null,
-      margin: null, closed_by_hand: null, breakdown: []
+      margin: null, closed_by_hand: null, breakdown: [], by_time: false
     };
   }
 
@@ -450,8 +459,38 @@
     return otherPlayer(players, hand.dealer);
   }
 
+  // score.check_time_call: refuse a time call that cannot have happened (null: not called).
+  function checkTimeCall(rules, timeCalledAfter, handCount) {
+    if (timeCalledAfter === null) { return; }
+    var name = "time_called_after";
+    if (rules.hollywood) {
+      throw new HandError(null, name, "a Hollywood sitting is not ended by time: time cannot be called");
+    }
+    if (!isWholeNumber(timeCalledAfter) || timeCalledAfter < 0) {
+      throw new HandError(null, name,
+        name + " must be a whole number of hands (0 or more), not " + repr(timeCalledAfter));
+    }
+    if (timeCalledAfter > handCount) {
+      throw new HandError(null, name,
+        name + " is " + timeCalledAfter + ", but only " + handCount + " hands are recorded");
+    }
+  }
+
+  // After a hand played once time is called: an open game whose hand points differ ends, the player ahead winning.
+  function endByTime(rules, players, game, number) {
+    var first = game.hand_points.get(players[0]);
+    var second = game.hand_points.get(players[1]);
+    if (game.over || first === second) { return; }
+    game.over = true;
+    game.by_time = true;
+    game.winner = first > second ? players[0] : players[1];
+    game.closed_by_hand = number;
+    game.settled = settle(rules, players, game);
+  }
+
   // score.score_session: hands and games with Map-keyed figures (players as given).
-  function scoreMaps(rules, players, firstDealer, hands) {
+  function scoreMaps(rules, players, firstDealer, hands, timeCalledAfter) {
+    var called = given(timeCalledAfter) ? timeCalledAfter : null;
     if (!Array.isArray(players) || players.length !== 2 || players[0] === players[1]) {
       throw new HandError(null, "players", "a game needs exactly two different players");
     }
@@ -459,11 +498,12 @@
     if (firstDealer !== pair[0] && firstDealer !== pair[1]) {
       throw new HandError(null, "first_dealer", "first_dealer must be one of the players, not " + repr(firstDealer));
     }
+    checkTimeCall(rules, called, hands.length);
     var games = [];
     for (var n = 1; n <= gamesPerSession(rules); n += 1) {
       games.push({
         number: n, hand_points: perPlayer(pair, 0), boxes: perPlayer(pair, 0), wins: perPlayer(pair, 0),
-        over: false, winner: null, closed_by_hand: null, settled: null
+        over: false, winner: null, closed_by_hand: null, by_time: false, settled: null
       });
     }
     var results = [];
@@ -506,14 +546,19 @@
           loser: otherPlayer(pair, winner), points: points, boxes: boxes, doubled: doubled,
           games: receiving.map(function (game) { return game.number; }) };
       }
+      if (called !== null && number > called) { endByTime(rules, pair, games[0], number); }
       results.push(hand);
       dealer = nextDealer(rules, pair, hand);
     });
+    if (called !== null && games[0].over && games[0].closed_by_hand <= called) {
+      throw new HandError(null, "time_called_after", "time was called after " + called +
+        " hands, but the game was over after hand " + games[0].closed_by_hand);
+    }
     var over = games.every(function (game) { return game.over; });
     var session = {
       players: pair, hands: results,
       games: games.map(function (game) { return snapshot(rules, game); }),
-      over: over, next_dealer: over ? null : dealer, winner: null, margin: null
+      over: over, next_dealer: over ? null : dealer, winner: null, margin: null, time_called_after: called
     };
     if (over) { // SessionResult.winner / margin: the net of the games' margins
       var net = 0;
@@ -527,8 +572,8 @@
   function keyed(map) { return Object.fromEntries(Array.from(map.entries())); }
 
   // score.score_session as plain data (figures keyed by player); throws HandError.
-  function score(rules, players, firstDealer, hands) {
-    var session = scoreMaps(rules, players, firstDealer, hands);
+  function score(rules, players, firstDealer, hands, timeCalledAfter) {
+    var session = scoreMaps(rules, players, firstDealer, hands, timeCalledAfter);
     session.games = session.games.map(function (game) {
       var plain = Object.assign({}, game);
       plain.hand_points = keyed(game.hand_points);
@@ -543,12 +588,12 @@
   function idOf(player) { return isPlainObject(player) && has(player, "id") ? player.id : player; }
   function orNull(value) { return given(value) ? value : null; }
 
-  function scoreSession(rulesSpec, players, firstDealer, hands) {
+  function scoreSession(rulesSpec, players, firstDealer, hands, timeCalledAfter) {
     var rules = resolveRules(rulesSpec);
     var refs = Array.isArray(players) ? players : [];
     var ids = refs.map(idOf);
     var refOf = function (id) { return id === null ? null : refs[ids.indexOf(id)]; };
-    var session = scoreMaps(rules, ids, idOf(firstDealer), hands);
+    var session = scoreMaps(rules, ids, idOf(firstDealer), hands, timeCalledAfter);
     var one = ids[0];
     var two = ids[1];
     return {
@@ -557,6 +602,7 @@
       margin: session.margin,
       next_dealer: refOf(session.next_dealer),
       hand_count: session.hands.length,
+      time_called_after: session.time_called_after,
       scores: session.games.map(function (game) {
         return {
           number: game.number,
@@ -571,6 +617,7 @@
           player_two_final: game.over ? game.final.get(two) : null,
           margin: game.margin,
           closed_by_hand: game.closed_by_hand,
+          by_time: game.by_time,
           breakdown: game.breakdown
         };
       }),
@@ -645,9 +692,9 @@
     };
   }
 
-  function scoreRecord(rules, players, firstDealer, hands) {
+  function scoreRecord(rules, players, firstDealer, hands, timeCalledAfter) {
     try {
-      return scoreMaps(rules, players, firstDealer, hands);
+      return scoreMaps(rules, players, firstDealer, hands, timeCalledAfter);
     } catch (error) {
       if (error instanceof HandError) { throw new RecordError(error.hand, error.field, error.message); }
       throw error;
@@ -671,17 +718,26 @@
     firstDealer = strip(firstDealer);
     var rawHands = has(data, "hands") ? data.hands : [];
     if (!Array.isArray(rawHands)) { throw new RecordError(null, "hands", "hands must be a list"); }
+    var timeCalledAfter = orNull(data.time_called_after);
+    try {
+      checkTimeCall(rules, timeCalledAfter, rawHands.length);
+    } catch (error) {
+      if (error instanceof HandError) { throw new RecordError(error.hand, error.field, error.message); }
+      throw error;
+    }
     var parsed = [];
     rawHands.forEach(function (raw, index) {
       try {
         parsed.push(parseHand(index + 1, raw));
       } catch (error) {
-        // The first bad hand is named: an earlier hand that breaks a rule comes first.
-        scoreRecord(rules, players, firstDealer, parsed);
+        // The first bad hand is named: an earlier hand that breaks a rule comes first (a time
+        // called later than the hands read so far has not yet happened among them).
+        var called = timeCalledAfter !== null && timeCalledAfter < parsed.length ? timeCalledAfter : null;
+        scoreRecord(rules, players, firstDealer, parsed, called);
         throw error;
       }
     });
-    return scoreRecord(rules, players, firstDealer, parsed);
+    return scoreRecord(rules, players, firstDealer, parsed, timeCalledAfter);
   }
 
   function expectOf(session) {
@@ -696,6 +752,7 @@
           entry.final = keyed(game.final);
           entry.margin = game.margin;
         }
+        if (game.by_time) { entry.ended_by_time = true; }
         return entry;
       })
     };

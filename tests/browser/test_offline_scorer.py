@@ -1,7 +1,7 @@
 """The offline scorer (static/js/engine.js) gives the Python engine's answer, run inside Chromium.
 
 Every golden vector and a seeded set of random records of every preset (random
-overrides, refused hands and rules included) go to the page in one batch; the
+overrides, refused hands and rules, and games ended by time included) go to the page in one batch; the
 browser's answers must equal scoring.engine.record.evaluate (an error is judged
 on its hand and field, as the vectors are), and for every valid record the full
 sheet (``GinEngine.scoreSession``: boxes, doubling, games scored in, bonus lines,
@@ -140,12 +140,26 @@ def random_record(rng: random.Random) -> dict[str, Any]:
     count = rng.randint(0, 60 if rules["hollywood"] else 30)
     hand_players = players if isinstance(record["players"], list) else ["Ann", "Bob"]
     record.setdefault("hands", [_hand(rng, hand_players, rules) for _ in range(count)])
-    # Most sittings stop where the table would: at the hand that closes them (the rest keep
-    # going, to check the "game is already over" refusal).
+    _trim_at_the_end(rng, record)
+    if rng.random() < 0.3 and isinstance(record["hands"], list):  # time called (docs/rules.md)
+        record["time_called_after"] = _time_call(rng, len(record["hands"]))
+        _trim_at_the_end(rng, record)
+    return record
+
+
+def _trim_at_the_end(rng: random.Random, record: dict[str, Any]) -> None:
+    """Most sittings stop where the table would: at the hand that closes them (the rest keep
+    going, to check the "game is already over" refusal)."""
     answer = evaluate(record)
     if "already over" in answer.get("message", "") and rng.random() < 0.85:
         del record["hands"][answer["error"]["hand"] - 1 :]
-    return record
+
+
+def _time_call(rng: random.Random, hand_count: int) -> Any:
+    """When time was called: mostly during a hand of the sheet, sometimes a call that cannot have happened."""
+    if rng.random() < 0.9:
+        return rng.randint(0, max(hand_count - 1, 0))
+    return rng.choice([None, -1, hand_count, hand_count + 1, "1", 2.5, True])
 
 
 def random_records(count: int, seed: int = SEED) -> list[dict[str, Any]]:
@@ -183,6 +197,7 @@ def sheet_of(record: GameRecord, result: SessionResult) -> dict[str, Any]:
         "margin": result.margin,
         "next_dealer": result.next_dealer,
         "hand_count": len(result.hands),
+        "time_called_after": result.time_called_after,
         "scores": [
             {
                 "number": game.number,
@@ -197,6 +212,7 @@ def sheet_of(record: GameRecord, result: SessionResult) -> dict[str, Any]:
                 "player_two_final": game.final[two] if game.over else None,
                 "margin": game.margin,
                 "closed_by_hand": game.closed_by_hand,
+                "by_time": game.by_time,
                 "breakdown": [
                     {"label": line.label, "player": line.player, "amount": line.amount} for line in game.breakdown
                 ],
@@ -240,6 +256,7 @@ def session_input(record: GameRecord) -> dict[str, Any]:
             }
             for facts in record.hands
         ],
+        "time_called_after": record.time_called_after,
     }
 
 
@@ -268,7 +285,9 @@ RUN_IN_BROWSER = """(batch) => {
     const answer = GinEngine.evaluate(record);
     return answer.error ? { error: answer.error } : answer;
   });
-  const sheets = sessions.map((s) => GinEngine.scoreSession(s.rules, s.players, s.first_dealer, s.hands));
+  const sheets = sessions.map(
+    (s) => GinEngine.scoreSession(s.rules, s.players, s.first_dealer, s.hands, s.time_called_after)
+  );
   return JSON.stringify([answers, sheets]);
 }"""
 
@@ -328,6 +347,10 @@ def test_offline_scorer_matches_the_engine_on_random_records_of_every_preset(sco
     assert {"ending", "by", "knocker_deadwood", "defender_deadwood", "upcard", "players"} <= refused_fields
     assert sum(1 for answer in answers if "error" in answer and answer["error"]["hand"]) > 100
     assert sum(1 for answer in answers if "error" not in answer and all(g["over"] for g in answer["games"])) > 300
+    # Games ended by time (won, and level then played on), and time calls refused.
+    by_time = [game for answer in answers for game in answer.get("games", []) if game.get("ended_by_time")]
+    assert len(by_time) > 100
+    assert "time_called_after" in refused_fields
     run_in_browser(scorer_page, records)
 
 
