@@ -413,7 +413,7 @@ def _check_game(pk: Any, fields: dict[str, Any], rows: list[tuple[Any, dict[str,
     ]
     players = (fields.get("player_one"), fields.get("player_two"))
     try:
-        score_session(rules, players, fields.get("first_dealer"), facts)
+        score_session(rules, players, fields.get("first_dealer"), facts, fields.get("time_called_after"))
     except HandError as error:
         if error.hand is None:
             raise _refuse("scoring.game", pk, error.field, f"{error.message}.") from None

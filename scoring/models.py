@@ -56,6 +56,9 @@ class Game(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # A fact, like the hands: time was called when this many hands were recorded (docs/rules.md,
+    # "A game ended by time"); null: it was not.
+    time_called_after = models.PositiveIntegerField(null=True, blank=True)
 
     # Derived by the engine.
     over = models.BooleanField(default=False)
@@ -134,6 +137,7 @@ class GameScore(models.Model):
     player_two_final = models.IntegerField(null=True, blank=True)
     margin = models.IntegerField(null=True, blank=True)
     closed_by_hand = models.PositiveIntegerField(null=True, blank=True)
+    by_time = models.BooleanField(default=False)  # ended because time was called, not on the target
 
     class Meta:
         ordering = ["game", "number"]
@@ -349,6 +353,7 @@ class FactChange(models.Model):
         PLAYER_MERGED = "player_merged", "Player records merged"
         VERSION_SET_ASIDE = "version_set_aside", "Version not kept (two phones recorded the hand)"
         REOPENED = "reopened", "Result provisional again (a player changed it)"
+        TIME_CALLED = "time_called", "Time called"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="fact_changes")
     action = models.CharField(max_length=20, choices=Action.choices)

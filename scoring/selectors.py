@@ -89,6 +89,8 @@ def game_record(game: Game) -> dict:
             for hand in game.hands.all()
         ],
     }
+    if game.time_called_after is not None:  # docs/game-record.md: written only where time was called
+        record["time_called_after"] = game.time_called_after
     record["expect"] = evaluate(record)
     return record
 
@@ -193,6 +195,7 @@ def game_session(game: Game, rules: RuleSet | None = None) -> tuple[list[Hand], 
         (game.player_one_id, game.player_two_id),
         game.first_dealer_id,
         [hand_facts(hand) for hand in hands],
+        game.time_called_after,
     )
     return hands, result
 

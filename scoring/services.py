@@ -73,7 +73,13 @@ _facts_of = hand_facts  # one mapping from stored hand to engine facts (scoring.
 
 def _score(game: Game, facts: list[HandFacts]) -> SessionResult:
     try:
-        return score_session(_rules_of(game), (game.player_one_id, game.player_two_id), game.first_dealer_id, facts)
+        return score_session(
+            _rules_of(game),
+            (game.player_one_id, game.player_two_id),
+            game.first_dealer_id,
+            facts,
+            game.time_called_after,
+        )
     except HandError as error:
         raise HandRefused(field=error.field, message=error.message, hand=error.hand) from None
 
@@ -200,6 +206,7 @@ def game_recompute(
         score.player_two_final = derived.final[game.player_two_id] if derived.over else None
         score.margin = derived.margin
         score.closed_by_hand = derived.closed_by_hand
+        score.by_time = derived.by_time
         if _score_row(score) != before_row:  # most hands leave the closed games untouched
             changed_scores.append(score)
         after_final = (score.player_one_final, score.player_two_final)
@@ -387,6 +394,7 @@ SCORE_FIGURES = [
     "player_two_final",
     "margin",
     "closed_by_hand",
+    "by_time",
 ]
 
 
@@ -744,7 +752,12 @@ def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Cha
     remaining = [
         _facts_of(other) for other in game.hands.order_by("number") if other.pk != hand.pk
     ]
+    called = game.time_called_after
+    if called is not None and hand.number <= called:  # one hand fewer was recorded when time was called
+        game.time_called_after = called - 1
     _score(game, remaining)  # e.g. removing a hand may not be refused, but check anyway
+    if game.time_called_after != called:
+        game.save(update_fields=["time_called_after"])
     hand.delete()
     # One row at a time, lowest first, so (game, number) stays unique throughout.
     for other in later:
@@ -780,6 +793,42 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
     return last
 
 
+def game_call_time(*, game: Game | int, called_by=None, check: Callable[[Game], None] | None = None) -> Game:
+    """Call time on an open game: the hand in progress (the one after the hands recorded now) is its
+    last unless the players are level after it (docs/rules.md, "A game ended by time").
+
+    Refused, naming ``time_called_after``, on a game already over, one whose time was already called,
+    and a Hollywood sitting. ``check`` (who may: raise to refuse) is asked of the locked row first.
+    Returns the game as written.
+    """
+    with transaction.atomic():
+        locked = _lock(game, check)
+        if locked.time_called_after is not None:
+            raise HandRefused(
+                field="time_called_after",
+                message=f"Time was already called on this game, after {locked.time_called_after} hands.",
+            )
+        if locked.over:
+            raise HandRefused(field="time_called_after", message="This game is already over: there is no time to call.")
+        locked.time_called_after = locked.hand_count
+        hands = list(locked.hands.order_by("number"))
+        result = _score(locked, [_facts_of(hand) for hand in hands])  # the engine refuses a Hollywood sitting
+        locked.save(update_fields=["time_called_after", "updated_at"])
+        game_recompute(game=locked, hands=hands, result=result, report=False)
+        audit_record(
+            game=locked,
+            actor=called_by,
+            action=FactChange.Action.TIME_CALLED,
+            what="Time",
+            before="\u2014",
+            after=f"called after {locked.time_called_after} hands: the next hand is the last unless level",
+        )
+    if isinstance(game, Game):
+        game.time_called_after = locked.time_called_after
+        _refresh(game, locked)
+    return locked
+
+
 def game_delete(*, game: Game) -> None:
     with transaction.atomic():
         stored = Game.objects.select_for_update().get(pk=game.pk)  # its players as stored (a merge moves them)
@@ -811,6 +860,9 @@ def game_import(*, record: GameRecord, created_by=None) -> Game:
             )
         except HandRefused as refusal:  # a record answers in the record's terms: its `players`
             raise RecordError(None, "players", refusal.message_text) from None
+        if record.time_called_after is not None:  # a fact of the game, like its hands
+            game.time_called_after = record.time_called_after
+            game.save(update_fields=["time_called_after"])
         hands_store(
             game=game,
             hands=[replace(fact, by=by_name[fact.by].pk if fact.by else None) for fact in record.hands],

@@ -2,9 +2,12 @@
 
 import pytest
 
+from scoring import selectors, services
 from scoring.engine.record import evaluate, parse_record, score_record
 from scoring.engine.rules import resolve_rules
 from scoring.engine.score import HandError, HandFacts, score_session
+from scoring.models import FactChange, Game
+from tests.factories import PlayerFactory, make_game
 
 
 def knock(by, knocker, defender):
@@ -124,3 +127,84 @@ def test_a_hand_of_the_wrong_shape_is_named_whatever_the_time_call():
     ended = {**RECORD, "time_called_after": 0, "hands": [*RECORD["hands"], {"ending": "dead"}, "gin"]}
     assert evaluate(ended)["error"] == {"hand": 2, "field": "ending"}
     assert "already over" in evaluate(ended)["message"]
+
+
+# --- stored games: the time call is a fact, kept, exported and imported (scoring.services) -----------
+
+
+@pytest.fixture
+def ann_bob(db):
+    return PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+
+
+def _timed_game(ann, bob):
+    game = make_game(
+        player_one=ann,
+        player_two=bob,
+        first_dealer=bob,
+        hands=[
+            {"ending": "knock", "by": ann, "knocker_deadwood": 5, "defender_deadwood": 30},
+            {"ending": "gin", "by": bob, "defender_deadwood": 10},
+        ],
+    )
+    services.game_call_time(game=game)
+    return game
+
+
+def test_calling_time_ends_the_game_after_the_hand_in_progress(ann_bob):
+    ann, bob = ann_bob
+    game = _timed_game(ann, bob)
+    game.refresh_from_db()
+    assert game.time_called_after == 2 and not game.over and game.next_dealer == ann
+    assert FactChange.objects.get(game=game, action="time_called").after.startswith("called after 2 hands")
+    services.hand_record(game=game, ending="knock", by=ann, knocker_deadwood=2, defender_deadwood=22)
+    game.refresh_from_db()
+    score = game.scores.get()
+    assert game.over and game.winner == ann and game.margin == 135 and game.finished_at is not None
+    assert score.by_time and (score.player_one_final, score.player_two_final) == (195, 60)
+    with pytest.raises(services.HandRefused) as refused:
+        services.hand_record(game=game, ending="dead")
+    assert refused.value.field == "ending"
+
+
+def test_time_cannot_be_called_twice_on_a_finished_game_or_on_hollywood(ann_bob):
+    ann, bob = ann_bob
+    game = _timed_game(ann, bob)
+    with pytest.raises(services.HandRefused) as twice:
+        services.game_call_time(game=game)
+    assert twice.value.field == "time_called_after" and "already called" in twice.value.message_text
+    over = make_game(player_one=ann, player_two=bob, hands=[{"ending": "gin", "by": ann, "defender_deadwood": 80}])
+    with pytest.raises(services.HandRefused) as finished:
+        services.game_call_time(game=over)
+    assert finished.value.field == "time_called_after" and "already over" in finished.value.message_text
+    hollywood = make_game(player_one=ann, player_two=bob, rules={"preset": "hollywood"})
+    with pytest.raises(services.HandRefused) as sitting:
+        services.game_call_time(game=hollywood)
+    assert sitting.value.field == "time_called_after"
+    hollywood.refresh_from_db()
+    over.refresh_from_db()
+    assert hollywood.time_called_after is None and over.time_called_after is None  # nothing saved
+
+
+def test_removing_a_hand_played_before_the_call_moves_the_call_with_it(ann_bob):
+    ann, bob = ann_bob
+    game = _timed_game(ann, bob)
+    services.hand_remove(hand=game.hands.get(number=1))
+    game.refresh_from_db()
+    assert game.time_called_after == 1 and not game.over  # Bob's gin was recorded when time was called
+    services.hand_record(game=game, ending="knock", by=ann, knocker_deadwood=2, defender_deadwood=12)
+    game.refresh_from_db()
+    assert game.over and game.winner == bob and game.scores.get().by_time  # 35 to 10
+
+
+def test_export_and_import_give_the_same_result(ann_bob):
+    ann, bob = ann_bob
+    game = _timed_game(ann, bob)
+    services.hand_record(game=game, ending="knock", by=ann, knocker_deadwood=2, defender_deadwood=22)
+    exported = selectors.game_record(selectors.games_for_export().get(pk=game.pk))
+    assert exported["time_called_after"] == 2 and exported["expect"]["games"][0]["ended_by_time"] is True
+    copy = services.game_import(record=parse_record(exported))
+    again = selectors.game_record(selectors.games_for_export().get(pk=copy.pk))
+    assert again["time_called_after"] == 2 and again["expect"] == exported["expect"]
+    copy = Game.objects.get(pk=copy.pk)
+    assert (copy.over, copy.winner_id, copy.margin) == (True, ann.pk, 135) and copy.scores.get().by_time
