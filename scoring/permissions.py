@@ -275,6 +275,19 @@ def can_manage_season(user, season: Season) -> bool:
     return club_role(user, season.club) in MANAGER_ROLES
 
 
+def can_call_time(user, game: Game) -> bool:
+    """Who may call time on a game (docs/rules.md, "A game ended by time"): whoever may record its hands
+    (its players, its creator, staff), and the organisers of the season it counts in, who run the room."""
+    if can_edit_game(user, game):
+        return True
+    if game.season_id is None or season_is_closed(game) or user is None or not user.is_authenticated:
+        return False
+    return can_manage_season(user, game.season)
+
+
+CALL_TIME_REFUSAL = "Only the game's players, its creator, staff or the season's organisers may call time."
+
+
 # Who confirms a league result. One rule, written once as a filter on games (``confirmer_q``): the
 # to-do selects with it, and the questions about one game below ask it of that game's row.
 #

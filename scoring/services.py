@@ -793,6 +793,17 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
     return last
 
 
+def time_call_refusal(game: Game) -> str:
+    """Why time cannot be called on ``game`` now ("" when it can): the one rule the page and the API ask."""
+    if game.time_called_after is not None:
+        return f"Time was already called on this game, after {game.time_called_after} hands."
+    if game.over:
+        return "This game is already over: there is no time to call."
+    if game.rule_set.hollywood:
+        return "A Hollywood sitting is not ended by time: time cannot be called."
+    return ""
+
+
 def game_call_time(*, game: Game | int, called_by=None, check: Callable[[Game], None] | None = None) -> Game:
     """Call time on an open game: the hand in progress (the one after the hands recorded now) is its
     last unless the players are level after it (docs/rules.md, "A game ended by time").
@@ -803,13 +814,8 @@ def game_call_time(*, game: Game | int, called_by=None, check: Callable[[Game], 
     """
     with transaction.atomic():
         locked = _lock(game, check)
-        if locked.time_called_after is not None:
-            raise HandRefused(
-                field="time_called_after",
-                message=f"Time was already called on this game, after {locked.time_called_after} hands.",
-            )
-        if locked.over:
-            raise HandRefused(field="time_called_after", message="This game is already over: there is no time to call.")
+        if refusal := time_call_refusal(locked):
+            raise HandRefused(field="time_called_after", message=refusal)
         locked.time_called_after = locked.hand_count
         hands = list(locked.hands.order_by("number"))
         result = _score(locked, [_facts_of(hand) for hand in hands])  # the engine refuses a Hollywood sitting

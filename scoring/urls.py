@@ -18,6 +18,7 @@ urlpatterns = [
     path("games/<int:pk>/hands/<int:number>/remove/", views.hand_remove, name="hand_remove"),
     path("games/<int:pk>/history/", views.game_history, name="game_history"),
     path("games/<int:pk>/again/", views.play_again, name="play_again"),
+    path("games/<int:pk>/time/", views.game_time, name="game_time"),
     path("players/merge/", views.player_merge, name="player_merge"),
     path("manifest.webmanifest", pwa.manifest, name="manifest"),
     path("sw.js", pwa.service_worker, name="service_worker"),

@@ -44,6 +44,8 @@ from scoring.forms import (
 from scoring.merge import player_merge as player_merge_service
 from scoring.models import Game, Hand
 from scoring.permissions import (
+    CALL_TIME_REFUSAL,
+    can_call_time,
     can_confirm,
     can_dispute,
     can_edit_game,
@@ -155,6 +157,7 @@ def sheet_context(
     names = {player.pk: player.name for player in players}
     hollywood = len(session.games) > 1
     editable = can_edit_game(request.user, game)
+    may_call_time = not services.time_call_refusal(game) and can_call_time(request.user, game)
     hidden = hands_hidden(len(hands), show_all=all_hands)
     rows = sheet_rows(game, hands, session, editable=editable, hidden=hidden)
     boards = sheet_boards(game, session)
@@ -180,6 +183,8 @@ def sheet_context(
         "sitting_winner": names.get(session.winner, ""),
         "sitting_margin": session.margin,
         "editable": editable,
+        "may_call_time": may_call_time,
+        "time_note": _time_note(session, len(hands)),
         "form": form,
         "preview": preview,
         "preview_ok": preview_ok,
@@ -192,6 +197,39 @@ def sheet_context(
         **_league_context(request.user, game),
         **_card_context(form, game),
     }
+
+
+def _time_note(session, hand_count: int) -> str:
+    """What the sheet says once time is called (docs/rules.md, "A game ended by time")."""
+    called = session.time_called_after
+    if called is None:
+        return ""
+    if session.over:
+        return f"Time was called after hand {called}." if called else "Time was called during hand 1."
+    if hand_count == called:
+        return f"Time called: hand {called + 1} is the last, unless the players are level after it."
+    return "Time called, and the players are level: the next hand that puts one of them ahead is the last."
+
+
+@require_POST
+def game_time(request, pk: int):
+    """Call time on a game (a timed round): its players, creator, staff or the season's organisers."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("game", args=[pk]))
+    game = _load_game(pk, request.user)
+    try:  # the state first (a closed season says so, to anyone), then the person
+        refuse_closed_season(season_id=game.season_id)
+    except ValidationError as refusal:
+        return _back_to_sheet(request, game, " ".join(refusal.messages))
+    if not can_call_time(request.user, game):
+        raise PermissionDenied(CALL_TIME_REFUSAL)
+    try:
+        services.game_call_time(game=game, called_by=request.user)
+    except HandRefused as refusal:
+        messages.error(request, refusal_text("Time", refusal.message_text))
+    else:
+        messages.success(request, f"Time called: hand {game.time_called_after + 1} is the last, unless level.")
+    return redirect("game", pk=game.pk)
 
 
 def _league_context(user, game: Game) -> dict:

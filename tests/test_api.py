@@ -148,6 +148,7 @@ def endpoints(game, people):
             201,
         ),
         ("hand delete", "delete", f"/api/games/{game.pk}/hands/{hand.pk}/", None, "edit", 200),
+        ("game call time", "post", f"/api/games/{game.pk}/time/", None, "edit", 200),
         ("game delete", "delete", f"/api/games/{game.pk}/", None, "delete", 204),
         ("token create", "post", "/api/token/", None, "session", 201),
         ("token revoke", "delete", "/api/token/", None, "session", 204),
@@ -157,7 +158,7 @@ def endpoints(game, people):
 ENDPOINT_NAMES = [
     "players list", "player detail", "player create", "games list", "game detail", "game record", "hand detail",
     "game create", "game import", "hand record", "hand put", "hand patch", "hand set aside", "hand delete",
-    "game delete", "token create", "token revoke",
+    "game call time", "game delete", "token create", "token revoke",
 ]  # fmt: skip
 
 

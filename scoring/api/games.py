@@ -259,6 +259,35 @@ class GameViewSet(viewsets.GenericViewSet):
 
         return idempotent(request, perform, self.handle_exception)
 
+    @extend_schema(
+        summary="Call time on a game (a timed round)",
+        description="The hand in progress (the one after the hands recorded now) is the game's last, unless the "
+        "players are level on hand points after it: then play goes on until a hand leaves one ahead, who wins "
+        "(docs/rules.md, \"A game ended by time\"). For whoever may record its hands and the organisers of its "
+        "season. Refused with 400 (field `time_called_after`) for a game already over, a second call and a "
+        "Hollywood sitting. No body.",
+        request=None,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: s.GameDetailSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="time", pagination_class=None, filterset_class=None)
+    def call_time(self, request, pk=None):
+        def may_call_time(game: Game) -> None:
+            # Asked of the locked row, as a hand's write is: the game as it now is.
+            visible_or_404(game, request.user)
+            permissions.refuse_closed_season(season_id=game.season_id)  # the state first (400), then the person
+            if not permissions.can_call_time(request.user, game):
+                raise PermissionDenied(permissions.CALL_TIME_REFUSAL)
+
+        def perform():
+            try:
+                game = services.game_call_time(game=int(pk), called_by=request.user, check=may_call_time)
+            except Game.DoesNotExist:
+                raise Http404(NO_GAME) from None
+            return Response(game_detail_data(game, request))
+
+        return idempotent(request, perform, self.handle_exception)
+
     # --- league play: the same rules and services as the league game page (scoring/league_views.py)
 
     @extend_schema(

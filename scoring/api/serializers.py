@@ -225,6 +225,7 @@ class GameSerializer(serializers.ModelSerializer):
             "margin",
             "next_dealer",
             "hand_count",
+            "time_called_after",
             "scores",
             "can_edit",
             "season",
@@ -238,6 +239,10 @@ class GameSerializer(serializers.ModelSerializer):
         extra_kwargs = {
             "season": {"help_text": "The league season (id) this game counts in; null for a friendly game."},
             "fixture": {"help_text": "The season's fixture (id) this game plays; null otherwise."},
+            "time_called_after": {
+                "help_text": "Time was called when this many hands were recorded: the next hand is the last "
+                "unless the players are level after it (docs/rules.md, \"A game ended by time\"); null: not called."
+            },
         }
 
     def get_can_edit(self, game: Game) -> bool:
@@ -262,6 +267,7 @@ class GameSerializer(serializers.ModelSerializer):
             "margin": game.margin,
             "next_dealer": _player_ref(game.next_dealer),
             "hand_count": game.hand_count,
+            "time_called_after": game.time_called_after,
             "scores": [score.to_representation(row) for row in game.scores.all()],
             "can_edit": self.get_can_edit(game),
             "season": game.season_id,

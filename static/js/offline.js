@@ -186,7 +186,7 @@
   function score(game, hands) {
     return engine().then(function (GinEngine) {
       return GinEngine.scoreSession(game.rules, [game.player_one, game.player_two], game.first_dealer,
-        hands.map(function (h) { return h.facts; }));
+        hands.map(function (h) { return h.facts; }), game.time_called_after);
     });
   }
   function names(game) {
