@@ -338,11 +338,13 @@ def second_copy_of_a_user_made_superuser(document):
          "players.club {key}, field name: text may not contain the NUL"),
         (claimed_by_mallory,
          "field user: points at auth.user ['mallory'], which the backup does not hold."),
+        (set_field("scoring.game", "time_called_after", 1, preset="hollywood"),
+         "field time_called_after: a Hollywood sitting is not ended by time"),
     ],
     ids=[
         "api-token", "session", "permission", "duplicate-user", "role", "slug", "plain-password",
         "deadwood-500", "bogus-ending", "points-1e30", "unknown-field", "target-minus-1", "dangling-link",
-        "same-name", "bad-time", "nul", "unknown-account",
+        "same-name", "bad-time", "nul", "unknown-account", "hollywood-timed",
     ],
 )
 def test_restore_refuses_what_no_backup_holds_naming_the_object_and_field(written, tmp_path, edit, said):
