@@ -354,6 +354,7 @@ class FactChange(models.Model):
         VERSION_SET_ASIDE = "version_set_aside", "Version not kept (two phones recorded the hand)"
         REOPENED = "reopened", "Result provisional again (a player changed it)"
         TIME_CALLED = "time_called", "Time called"
+        TIME_WITHDRAWN = "time_withdrawn", "Time call withdrawn"
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="fact_changes")
     action = models.CharField(max_length=20, choices=Action.choices)

@@ -835,6 +835,39 @@ def game_call_time(*, game: Game | int, called_by=None, check: Callable[[Game], 
     return locked
 
 
+def time_withdraw_refusal(game: Game) -> str:
+    """Why a time call cannot be withdrawn now ("" when it can): only while the game it ends is open."""
+    if game.time_called_after is None:
+        return "Time was not called on this game."
+    if game.over:
+        return "This game is over: undo its last hand first, then withdraw the time call."
+    return ""
+
+
+def game_time_withdraw(*, game: Game | int, withdrawn_by=None, check: Callable[[Game], None] | None = None) -> Game:
+    """Take back a time call pressed by mistake, while the game is still open; the history keeps both lines."""
+    with transaction.atomic():
+        locked = _lock(game, check)
+        if refusal := time_withdraw_refusal(locked):
+            raise HandRefused(field="time_called_after", message=refusal)
+        called = locked.time_called_after
+        locked.time_called_after = None
+        locked.save(update_fields=["time_called_after", "updated_at"])
+        game_recompute(game=locked, report=False)
+        audit_record(
+            game=locked,
+            actor=withdrawn_by,
+            action=FactChange.Action.TIME_WITHDRAWN,
+            what="Time",
+            before=f"called after {called} hands",
+            after="not called: the game goes on to the target",
+        )
+    if isinstance(game, Game):
+        game.time_called_after = None
+        _refresh(game, locked)
+    return locked
+
+
 def game_delete(*, game: Game) -> None:
     with transaction.atomic():
         stored = Game.objects.select_for_update().get(pk=game.pk)  # its players as stored (a merge moves them)

@@ -158,6 +158,7 @@ def sheet_context(
     hollywood = len(session.games) > 1
     editable = can_edit_game(request.user, game)
     may_call_time = not services.time_call_refusal(game) and can_call_time(request.user, game)
+    may_withdraw_time = not services.time_withdraw_refusal(game) and can_call_time(request.user, game)
     hidden = hands_hidden(len(hands), show_all=all_hands)
     rows = sheet_rows(game, hands, session, editable=editable, hidden=hidden)
     boards = sheet_boards(game, session)
@@ -184,6 +185,7 @@ def sheet_context(
         "sitting_margin": session.margin,
         "editable": editable,
         "may_call_time": may_call_time,
+        "may_withdraw_time": may_withdraw_time,
         "time_note": _time_note(session, len(hands)),
         "form": form,
         "preview": preview,
@@ -213,7 +215,8 @@ def _time_note(session, hand_count: int) -> str:
 
 @require_POST
 def game_time(request, pk: int):
-    """Call time on a game (a timed round): its players, creator, staff or the season's organisers."""
+    """Call time on a game (a timed round), or withdraw a call pressed by mistake (``action=withdraw``):
+    its players, creator, staff or the season's organisers."""
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("game", args=[pk]))
     game = _load_game(pk, request.user)
@@ -224,11 +227,20 @@ def game_time(request, pk: int):
     if not can_call_time(request.user, game):
         raise PermissionDenied(CALL_TIME_REFUSAL)
     try:
-        services.game_call_time(game=game, called_by=request.user)
+        if request.POST.get("action") == "withdraw":
+            services.game_time_withdraw(game=game, withdrawn_by=request.user)
+        else:
+            services.game_call_time(game=game, called_by=request.user)
     except HandRefused as refusal:
         messages.error(request, refusal_text("Time", refusal.message_text))
     else:
-        messages.success(request, f"Time called: hand {game.time_called_after + 1} is the last, unless level.")
+        called = game.time_called_after
+        messages.success(
+            request,
+            "Time call withdrawn: the game goes on to the target."
+            if called is None
+            else f"Time called: hand {called + 1} is the last, unless level.",
+        )
     return redirect("game", pk=game.pk)
 
 

@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from players.tokens import token_create
 from scoring.league import services as league
-from scoring.models import Game, Hand
+from scoring.models import FactChange, Game, Hand
 from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.league_setup import make_club
 
@@ -38,7 +38,7 @@ def test_the_time_button_ends_the_game_after_the_hand_in_progress():
     assert time_form in sheet and "hand 2 is the last" in sheet
     called = client.post(reverse("game_time", args=[game.pk]), follow=True).content.decode()
     assert "Time called: hand 2 is the last, unless the players are level after it." in called
-    assert time_form not in called  # called once only
+    assert ">Time</button>" not in called and "Withdraw the time call" in called  # called once only
     client.post(
         reverse("hand_submit", args=[game.pk]),
         {"action": "save", "expected_number": 2, "ending": "gin", "by": game.player_two.pk, "defender_deadwood": 5},
@@ -95,3 +95,33 @@ def test_a_season_organiser_who_does_not_play_calls_time_on_page_and_api():
     second = league.fixture_start(fixture=other.fixtures.get(), started_by=cast.player)
     assert api_for(cast.outsider).post(f"/api/games/{second.pk}/time/").status_code in (403, 404)
     assert api_for(cast.admin).post(f"/api/games/{second.pk}/time/").json()["time_called_after"] == 0
+
+
+def test_a_time_call_pressed_by_mistake_is_withdrawn_while_the_game_is_open():
+    ann = UserFactory(username="ann")
+    one, two = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    game = make_game(created_by=ann, player_one=one, player_two=two)
+    client = signed_in(ann)
+    client.post(reverse("game_time", args=[game.pk]))
+    assert "Withdraw the time call" in client.get(reverse("game", args=[game.pk])).content.decode()
+    withdrawn = client.post(reverse("game_time", args=[game.pk]), {"action": "withdraw"}, follow=True)
+    assert "Time call withdrawn: the game goes on to the target." in withdrawn.content.decode()
+    game.refresh_from_db()
+    assert game.time_called_after is None
+    assert list(FactChange.objects.filter(game=game).values_list("action", flat=True).order_by("pk")) == [
+        "time_called",
+        "time_withdrawn",
+    ]
+    # Through the API: call, withdraw, and no second withdrawal; a game ended by time keeps its call.
+    api = api_for(ann)
+    assert api.post(f"/api/games/{game.pk}/time/").json()["time_called_after"] == 0
+    assert api.delete(f"/api/games/{game.pk}/time/").json()["time_called_after"] is None
+    again = api.delete(f"/api/games/{game.pk}/time/")
+    assert again.status_code == 400 and again.json()["field"] == "time_called_after"
+    api.post(f"/api/games/{game.pk}/time/")
+    api.post(f"/api/games/{game.pk}/hands/", {**KNOCK, "by": one.pk}, format="json")
+    ended = api.delete(f"/api/games/{game.pk}/time/")
+    assert ended.status_code == 400 and "undo its last hand first" in ended.json()["message"]
+    assert api_for(UserFactory(username="otto")).delete(f"/api/games/{game.pk}/time/").status_code == 403
+    game.refresh_from_db()
+    assert game.over and game.time_called_after == 0

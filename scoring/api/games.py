@@ -260,6 +260,17 @@ class GameViewSet(viewsets.GenericViewSet):
         return idempotent(request, perform, self.handle_exception)
 
     @extend_schema(
+        methods=["DELETE"],
+        summary="Withdraw a time call (pressed by mistake) while the game is still open",
+        description="The game goes on to the target again; its history keeps the call and its withdrawal. Refused "
+        "with 400 (field `time_called_after`) when time was not called or the game is already over (undo its last "
+        "hand first). The same people as calling time.",
+        request=None,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: s.GameDetailSerializer, **WRITE_ERRORS},
+    )
+    @extend_schema(
+        methods=["POST"],
         summary="Call time on a game (a timed round)",
         description="The hand in progress (the one after the hands recorded now) is the game's last, unless the "
         "players are level on hand points after it: then play goes on until a hand leaves one ahead, who wins "
@@ -270,7 +281,7 @@ class GameViewSet(viewsets.GenericViewSet):
         parameters=[IDEMPOTENCY_KEY],
         responses={200: s.GameDetailSerializer, **WRITE_ERRORS},
     )
-    @action(detail=True, methods=["post"], url_path="time", pagination_class=None, filterset_class=None)
+    @action(detail=True, methods=["post", "delete"], url_path="time", pagination_class=None, filterset_class=None)
     def call_time(self, request, pk=None):
         def may_call_time(game: Game) -> None:
             # Asked of the locked row, as a hand's write is: the game as it now is.
@@ -281,7 +292,10 @@ class GameViewSet(viewsets.GenericViewSet):
 
         def perform():
             try:
-                game = services.game_call_time(game=int(pk), called_by=request.user, check=may_call_time)
+                if request.method == "DELETE":
+                    game = services.game_time_withdraw(game=int(pk), withdrawn_by=request.user, check=may_call_time)
+                else:
+                    game = services.game_call_time(game=int(pk), called_by=request.user, check=may_call_time)
             except Game.DoesNotExist:
                 raise Http404(NO_GAME) from None
             return Response(game_detail_data(game, request))
