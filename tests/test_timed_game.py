@@ -71,6 +71,12 @@ def test_the_timed_game_bonus_follows_the_game_bonus_unless_set():
     assert ("Game bonus when time is called", "0") in resolve_rules({"timed_game_bonus": 0}).describe()
 
 
+def test_a_game_won_on_its_target_before_the_call_keeps_its_result():
+    rules = resolve_rules({"preset": "standard", "timed_game_bonus": 0})
+    [game] = score_session(rules, ("A", "B"), "B", [gin("A", 80)], time_called_after=1).games
+    assert game.over and not game.by_time and game.final == {"A": 105 + 25 + 100 + 100, "B": 0}
+
+
 def test_reaching_the_target_on_the_last_hand_is_an_ordinary_win():
     rules = resolve_rules({"preset": "standard", "timed_game_bonus": 0})
     hands = [gin("A", 65), knock("A", 2, 22)]  # 90, then 110: the target is reached
@@ -87,7 +93,6 @@ def test_reaching_the_target_on_the_last_hand_is_an_ordinary_win():
         ({"preset": "standard"}, [], -1, None, "time_called_after"),
         ({"preset": "standard"}, [], True, None, "time_called_after"),
         ({"preset": "standard"}, [gin("A", 20)], "1", None, "time_called_after"),
-        ({"preset": "standard"}, [gin("A", 80)], 1, None, "time_called_after"),  # over before time was called
         ({"preset": "standard"}, [gin("A", 20), DEAD], 0, 2, "ending"),  # over by time: no more hands
     ],
 )

@@ -356,8 +356,9 @@ def score_session(
 
     ``time_called_after``: time was called when that many hands were recorded; the game then
     ends after the next hand that leaves the hand points unequal (docs/rules.md, "A game ended
-    by time"). Raises HandError for the first hand that breaks the rules (``hand`` None for an
-    error in the players, first dealer or time call).
+    by time"). A game already won on its target by then keeps that result: the call came too late.
+    Raises HandError for the first hand that breaks the rules (``hand`` None for an error in the
+    players, first dealer or time call).
     """
     if len(players) != 2 or players[0] == players[1]:
         raise HandError(None, "players", "a game needs exactly two different players")
@@ -417,13 +418,6 @@ def score_session(
             _end_by_time(rules, pair, games[0], number)
         results.append(hand)
         dealer = _next_dealer(rules, pair, hand)
-    if time_called_after is not None and games[0].over and games[0].closed_by_hand <= time_called_after:
-        raise HandError(
-            None,
-            "time_called_after",
-            f"time was called after {time_called_after} hands, but the game was over after hand "
-            f"{games[0].closed_by_hand}",
-        )
 
     over = all(game.over for game in games)
     return SessionResult(

@@ -550,10 +550,6 @@
       results.push(hand);
       dealer = nextDealer(rules, pair, hand);
     });
-    if (called !== null && games[0].over && games[0].closed_by_hand <= called) {
-      throw new HandError(null, "time_called_after", "time was called after " + called +
-        " hands, but the game was over after hand " + games[0].closed_by_hand);
-    }
     var over = games.every(function (game) { return game.over; });
     var session = {
       players: pair, hands: results,
