@@ -183,10 +183,18 @@
     });
     return hands;
   }
+  // When time was called on these hands: a hand removed from before the call moves it down one, as on the
+  // server (services._remove), so the call counts the stored hands from before it that are still here.
+  function timeCalledAfter(game, hands) {
+    var called = game.time_called_after;
+    if (called === null || called === undefined) { return null; }
+    var before = game.hands.filter(function (h) { return h.number <= called; }).map(function (h) { return h.id; });
+    return hands.filter(function (h) { return h.id !== null && before.indexOf(h.id) >= 0; }).length;
+  }
   function score(game, hands) {
     return engine().then(function (GinEngine) {
       return GinEngine.scoreSession(game.rules, [game.player_one, game.player_two], game.first_dealer,
-        hands.map(function (h) { return h.facts; }), game.time_called_after);
+        hands.map(function (h) { return h.facts; }), timeCalledAfter(game, hands));
     });
   }
   function names(game) {

@@ -553,3 +553,35 @@ def test_the_offline_scorer_is_fetched_only_once_the_page_has_loaded(page, live_
         )
         assert asked, path
         assert min(asked) >= loaded, (path, asked, loaded)
+
+
+def test_a_game_whose_time_was_called_ends_offline_as_on_the_server(page, live_server):
+    """Issue 28: the offline sheet ends a timed game after the hand in progress, as the server does, even
+    when a hand from before the call was undone on the phone (the call moves down with it)."""
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    game = make_game(
+        player_one=ann, player_two=bob, first_dealer=bob, created_by=user,
+        hands=[{"ending": "knock", "by": ann, "knocker_deadwood": 5, "defender_deadwood": 30}],
+    )
+    services.game_call_time(game=game)  # after hand 1
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+    expect(page.locator(".time-called")).to_contain_text("hand 2 is the last")
+
+    page.context.set_offline(True)
+    expect(page.locator("#net-badge")).to_have_text("Offline")
+    page.get_by_role("button", name="Undo hand 1").click()  # entered by mistake: time was called during hand 1
+    expect(page.locator("table.hands tbody tr")).to_have_text(["No hands yet."])
+    enter_hand(page, ending="Gin", by="Bob", defender=10)
+    save_offline(page, 1)
+    # Bob leads 35 to 0 after the hand in progress: 35 + 25 box + 100 timed game bonus + 100 shutout.
+    expect(page.locator(".dealer.is-over")).to_contain_text("Bob wins by 260")
+    expect(page.locator("table.breakdown")).to_contain_text("Game bonus (time called)")
+
+    page.context.set_offline(False)
+    expect(page.locator("#net-badge")).to_have_text("Online")
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(0)
+    game.refresh_from_db()
+    assert (game.over, game.winner_id, game.margin, game.time_called_after) == (True, bob.pk, 260, 0)
+    assert game.scores.get().by_time
