@@ -280,7 +280,7 @@ def can_call_time(user, game: Game) -> bool:
     (its players, its creator, staff), and the organisers of the season it counts in, who run the room."""
     if can_edit_game(user, game):
         return True
-    if game.season_id is None or season_is_closed(game) or user is None or not user.is_authenticated:
+    if user is None or not user.is_authenticated or game.season_id is None or season_is_closed(game):
         return False
     return can_manage_season(user, game.season)
 
