@@ -89,6 +89,8 @@ def test_reaching_the_target_on_the_last_hand_is_an_ordinary_win():
     ("rules", "hands", "called", "hand", "field"),
     [
         ({"preset": "hollywood"}, [gin("A", 20)], 0, None, "time_called_after"),
+        ({"preset": "straight"}, [gin("A", 20)], 0, None, "time_called_after"),
+        ({"preset": "standard", "knock_limit": 0}, [gin("A", 20)], 1, None, "time_called_after"),
         ({"preset": "standard"}, [gin("A", 20)], 2, None, "time_called_after"),
         ({"preset": "standard"}, [], -1, None, "time_called_after"),
         ({"preset": "standard"}, [], True, None, "time_called_after"),

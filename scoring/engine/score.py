@@ -337,6 +337,8 @@ def check_time_call(rules: RuleSet, time_called_after: Any, hand_count: int) -> 
     name = "time_called_after"
     if rules.hollywood:
         raise HandError(None, name, "a Hollywood sitting is not ended by time: time cannot be called")
+    if rules.knock_limit == 0 and not rules.oklahoma:
+        raise HandError(None, name, "straight gin (gin only) is not ended by time: time cannot be called")
     if not _is_whole_number(time_called_after) or time_called_after < 0:
         raise HandError(None, name, f"{name} must be a whole number of hands (0 or more), not {time_called_after!r}")
     if time_called_after > hand_count:

@@ -466,6 +466,9 @@
     if (rules.hollywood) {
       throw new HandError(null, name, "a Hollywood sitting is not ended by time: time cannot be called");
     }
+    if (rules.knock_limit === 0 && !rules.oklahoma) {
+      throw new HandError(null, name, "straight gin (gin only) is not ended by time: time cannot be called");
+    }
     if (!isWholeNumber(timeCalledAfter) || timeCalledAfter < 0) {
       throw new HandError(null, name,
         name + " must be a whole number of hands (0 or more), not " + repr(timeCalledAfter));
