@@ -67,8 +67,9 @@ $(STATIC_ROOT)/staticfiles.json: $(STAMP) $(shell find static)
 
 collectstatic: $(STATIC_ROOT)/staticfiles.json
 
+# Collected before migrate: migrate runs the system checks, which would warn the files are missing.
 run: export STATIC_COLLECTED := true
-run: migrate collectstatic
+run: collectstatic migrate
 	@echo "GinLeague on http://$(HOST):$(PORT)/"
 	$(SERVE) --host $(HOST) --port $(PORT)
 
@@ -81,7 +82,7 @@ dev: migrate
 
 # A living demo league (a public club, a season, confirmed and provisional games), then serve.
 demo: export STATIC_COLLECTED := true
-demo: migrate collectstatic
+demo: collectstatic migrate
 	$(PY) manage.py seed_demo
 	@echo "GinLeague on http://$(HOST):$(PORT)/clubs/"
 	$(SERVE) --host $(HOST) --port $(PORT)
