@@ -47,6 +47,7 @@ from scoring.api.common import (
 )
 from scoring.api.filters import GameFilter, PlayerFilter
 from scoring.api.idempotency import HEADER, idempotent, key_problem
+from scoring.api.json_text import find_nul
 from scoring.api.permissions import CanEditGame, SignedInSession, can_delete_game, visible_game_q
 from scoring.api.throttles import TokenThrottle, UserThrottle
 from scoring.engine.record import RecordError, parse_record
@@ -248,7 +249,7 @@ class GameViewSet(viewsets.GenericViewSet):
 
         def perform():
             try:
-                nul_at = s.find_nul(data)
+                nul_at = find_nul(data)
                 if nul_at is not None:
                     raise RecordError(None, nul_at, f"{nul_at}: text may not contain the NUL character")
                 record = parse_record(data)

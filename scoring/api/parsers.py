@@ -22,6 +22,8 @@ from rest_framework import parsers, status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.utils import json
 
+from scoring.api.json_text import find_lone_surrogate, shown
+
 MAX_DEPTH = 32
 
 # A JSON string (brackets inside one do not nest), and runs of anything that is not a bracket.
@@ -46,11 +48,6 @@ class BadJSONText(ParseError):
         self.field = field
 
 
-def shown(text: str) -> str:
-    """A key as it may be shown in a message: a NUL or a lone surrogate written as its escape."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\u0000")
-
-
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     """An object's keys and values, refused if one key is given twice (``object_pairs_hook``)."""
     data = dict(pairs)
@@ -61,34 +58,6 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
                 raise BadJSONText(shown(key), f'the key "{shown(key)}" is given twice in one object.')
             seen.add(key)
     return data
-
-
-def is_utf8_text(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def find_lone_surrogate(value: Any, path: str = "") -> str | None:
-    """The path of the first key or string holding a lone UTF-16 surrogate, or None."""
-    if isinstance(value, str):
-        return None if is_utf8_text(value) else path or "body"
-    if isinstance(value, dict):
-        for key, item in value.items():
-            where = f"{path}.{shown(key)}" if path else shown(key)
-            if not is_utf8_text(key):
-                return where
-            found = find_lone_surrogate(item, where)
-            if found is not None:
-                return found
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = find_lone_surrogate(item, f"{path}[{index}]")
-            if found is not None:
-                return found
-    return None
 
 
 def max_body_bytes() -> int:

@@ -4,7 +4,6 @@ engine decide what is allowed, and nothing here computes a score."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
@@ -13,30 +12,10 @@ from rest_framework import serializers
 from rest_framework.fields import DateTimeField
 
 from players.models import Player
+from scoring.api.json_text import find_nul
 from scoring.models import Ending, Game, GameScore, Hand, LeagueStatus, Result
 from scoring.permissions import can_edit_game
 from scoring.services import SCORE_FIGURES
-
-
-def find_nul(value: Any, path: str = "") -> str | None:
-    """The path of the first string holding a NUL character (PostgreSQL cannot store one), or None."""
-    if isinstance(value, str):
-        return path if "\x00" in value else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            shown = str(key).replace("\x00", "\\u0000")
-            where = f"{path}.{shown}" if path else shown
-            if "\x00" in str(key):
-                return where
-            found = find_nul(item, where)
-            if found is not None:
-                return found
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = find_nul(item, f"{path}[{index}]")
-            if found is not None:
-                return found
-    return None
 
 
 class TextField(serializers.CharField):
