@@ -2,7 +2,8 @@
 
 Figures, not pass/fail. Targets (issue 15): an API hand POST in-process p50 < 15 ms on
 PostgreSQL; the server (uvicorn, 2 workers) >= 100 hands/s with p95 < 300 ms; nothing
-acknowledged lost, nothing doubled.
+acknowledged lost, nothing doubled. Beside the in-process hand POST, the framework's floor in the
+same run (a bare Django POST and a bare DRF POST) and the ratio: how far the hot path is from it.
 
     .venv/bin/python bench/bench_load.py [--seconds 20] [--hands 3000] [--workers 2] [--rounds 1]
 
@@ -140,6 +141,31 @@ def in_process(samples: int = 150, long_games: bool = False) -> None:
     kind = "long" if long_games else "club-night"
     print(f"in-process API hand POST (PostgreSQL, {kind} games): p50 {statistics.median(times):.1f} ms, "
           f"p95 {percentile(times, 0.95):.1f} ms over {len(times)} hands")  # fmt: skip
+    floor(client, statistics.median(times), samples)
+
+
+def floor(client, hand_p50: float, samples: int) -> None:
+    """The framework's floor in the same run, beside the hand POST: a bare Django POST and a bare DRF
+    POST through the project's whole middleware chain (the same token), and the ratio (issue 27)."""
+    from bench_pages import mount_floor  # bench/ is this script's folder, on sys.path
+
+    floor_url, floor_api_url = mount_floor()
+    p50 = {}
+    for name, url, kwargs, expected in (
+        ("bare Django POST", floor_url, {}, 200),
+        ("bare DRF POST", floor_api_url, {"format": "json"}, 201),
+    ):
+        times = []
+        for _ in range(samples):
+            started = time.perf_counter()
+            response = client.post(url, {"ending": "dead"}, **kwargs)
+            times.append((time.perf_counter() - started) * 1000)
+            assert response.status_code == expected, (url, response.status_code)
+        p50[name] = statistics.median(times[10:])
+    django_p50, drf_p50 = p50["bare Django POST"], p50["bare DRF POST"]
+    print(f"floor (in-process, same run): bare Django POST p50 {django_p50:.2f} ms, bare DRF POST p50 "
+          f"{drf_p50:.2f} ms; hand POST / bare DRF POST {hand_p50 / drf_p50:.1f}x, "
+          f"/ bare Django POST {hand_p50 / django_p50:.1f}x")  # fmt: skip
 
 
 SENT_AGAIN: Counter = Counter()  # answers that made a phone send again, by status
