@@ -2,6 +2,19 @@
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
+  var siteScript = document.currentScript;
+
+  // The live stream's script (static/js/wall.js), once the page has loaded and only on a page with live
+  // parts: the first paint and a phone's first load never wait for it, and a page without any (sign-in)
+  // never fetches it.
+  function loadLiveScript() {
+    var src = siteScript && siteScript.getAttribute("data-live-script");
+    if (!src || !document.querySelector("[data-live]")) { return; }
+    var tag = document.createElement("script");
+    tag.src = src;
+    document.head.appendChild(tag);
+  }
+  if (document.readyState === "complete") { loadLiveScript(); } else { window.addEventListener("load", loadLiveScript, { once: true }); }
   // After the record form swapped the sheet, put the keyboard where the next tap goes:
   // the first refused field, or the first ending button for the next hand.
   document.addEventListener("htmx:afterSettle", function (event) {
