@@ -235,6 +235,7 @@ class SeasonFormat(models.TextChoices):
     OPEN = "open", "Open play (any two players may record a game)"
     KNOCKOUT = "knockout", "Knockout cup (seeded draw, byes for an odd field)"
     PLAYOFFS = "playoffs", "Round robin + playoffs (the top players into a knockout)"
+    SWISS = "swiss", "Swiss night (rounds paired on the night among those present)"
 
 
 class Season(models.Model):
@@ -255,6 +256,10 @@ class Season(models.Model):
     best_of = models.PositiveSmallIntegerField(default=1)
     # Round robin + playoffs: how many of the final standings go into the knockout.
     playoff_size = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A Swiss night: how many rounds (null: as many as the organiser starts), and how a round ends
+    # (null: each game to the target; minutes: a timed round, time called for the room at its end).
+    swiss_rounds = models.PositiveSmallIntegerField(null=True, blank=True)
+    round_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -277,6 +282,12 @@ class Season(models.Model):
             models.CheckConstraint(
                 condition=Q(best_of__gte=1, best_of__lte=9) & ~Q(best_of__in=[2, 4, 6, 8]), name="season_best_of_odd"
             ),
+            models.CheckConstraint(
+                condition=Q(swiss_rounds__isnull=True) | Q(swiss_rounds__gte=1), name="season_swiss_rounds_from_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(round_minutes__isnull=True) | Q(round_minutes__gte=1), name="season_round_minutes_from_1"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -289,6 +300,10 @@ class Season(models.Model):
     @property
     def has_knockout(self) -> bool:
         return self.format in (SeasonFormat.KNOCKOUT, SeasonFormat.PLAYOFFS)
+
+    @property
+    def is_swiss(self) -> bool:
+        return self.format == SeasonFormat.SWISS
 
     @property
     def is_closed(self) -> bool:

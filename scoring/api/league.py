@@ -175,6 +175,8 @@ class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 starts_on=data["starts_on"],
                 ends_on=data["ends_on"],
                 created_by=request.user,
+                swiss_rounds=data["swiss_rounds"],
+                round_minutes=data["round_minutes"],
             )
             return Response(ls.SeasonSerializer(season_list().get(pk=season.pk)).data, status=status.HTTP_201_CREATED)
 

@@ -86,6 +86,8 @@ class SeasonSerializer(serializers.ModelSerializer):
             "starts_on",
             "ends_on",
             "players",
+            "swiss_rounds",
+            "round_minutes",
             "created_at",
         ]
         read_only_fields = fields
@@ -104,13 +106,22 @@ class RankingField(serializers.ListField):
 class SeasonCreateSerializer(serializers.Serializer):
     name = TextField(max_length=100)
     players = serializers.PrimaryKeyRelatedField(
-        queryset=Player.objects.all(), many=True, help_text="The players (ids), all members of the club."
+        queryset=Player.objects.all(), many=True,
+        help_text="The players (ids), all members of the club (a Swiss night: those checked in at once; may be empty).",
     )
     rules = RulesField(required=False, default=dict)
     format = serializers.ChoiceField(choices=SeasonFormat.choices, default=SeasonFormat.SINGLE)
     ranking = RankingField(required=False)
     starts_on = serializers.DateField(required=False, allow_null=True, default=None)
     ends_on = serializers.DateField(required=False, allow_null=True, default=None)
+    swiss_rounds = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1,
+        help_text="A Swiss night: how many rounds (null: as many as the organiser starts).",
+    )
+    round_minutes = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1,
+        help_text="A Swiss night: null plays each game to the target; minutes make each round timed.",
+    )
 
 
 class SeasonUpdateSerializer(serializers.Serializer):

@@ -79,7 +79,8 @@ class SeasonForm(RankingForm):
     starts_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     ends_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     players = forms.ModelMultipleChoiceField(
-        queryset=Player.objects.none(), widget=forms.CheckboxSelectMultiple, label="Players"
+        queryset=Player.objects.none(), widget=forms.CheckboxSelectMultiple, label="Players", required=False,
+        help_text="A Swiss night: the players ticked are checked in; the rest check in on the night.",
     )
     best_of = forms.TypedChoiceField(
         choices=[(n, f"Best of {n}" if n > 1 else "One game") for n in (1, 3, 5, 7)],
@@ -103,9 +104,21 @@ class SeasonForm(RankingForm):
         label="Seed the cup",
         help_text="A knockout cup is seeded by the club's ratings, or by a closed season's final standings.",
     )
+    swiss_rounds = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="Rounds tonight",
+        help_text="A Swiss night: how many rounds; leave empty to play as many as you start.",
+    )
+    round_minutes = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="Round length (minutes)",
+        help_text="A Swiss night: leave empty to play each game to the target, or give minutes for a timed round.",
+    )
     field_order = [
         "name", "format", "preset", "overrides", "starts_on", "ends_on", "players",
-        "best_of", "playoff_size", "seeded_from",
+        "best_of", "playoff_size", "seeded_from", "swiss_rounds", "round_minutes",
     ]
 
     def __init__(self, *args, members=None, closed_seasons=None, **kwargs):

@@ -71,10 +71,16 @@ def season_create(
     best_of: int = 1,
     playoff_size: int | None = None,
     seeded_from: Season | None = None,
+    swiss_rounds: int | None = None,
+    round_minutes: int | None = None,
 ) -> Season:
     """A season for some of the club's members; a round robin gets its fixtures at once (due dates
     spread over the season's dates), a knockout cup its seeds (by ``seeded_from``'s final standings,
-    else by the club's ratings)."""
+    else by the club's ratings).
+
+    A Swiss night plays ``swiss_rounds`` rounds (None: as many as the organiser starts), each game to
+    the target or, given ``round_minutes``, a timed round. Its field is whoever checks in on the night:
+    ``players`` may be empty, and those given are checked in at once."""
     cleaned_name = clean_name(name)
     if not cleaned_name:
         raise ValidationError({"name": "Enter the season's name."})
@@ -83,7 +89,7 @@ def season_create(
     if starts_on and ends_on and ends_on < starts_on:
         raise ValidationError({"ends_on": "The season cannot end before it starts."})
     entrants = list({player.pk: player for player in players}.values())
-    if len(entrants) < 2:
+    if len(entrants) < 2 and format != SeasonFormat.SWISS:
         raise ValidationError({"players": "A season needs at least two players."})
     members = set(
         Membership.objects.filter(club=club, player__in=entrants).values_list("player_id", flat=True)
@@ -100,6 +106,7 @@ def season_create(
             )
     else:
         playoff_size = None
+    swiss_rounds, round_minutes = _clean_swiss(format, swiss_rounds, round_minutes)
     if seeded_from is not None and (seeded_from.club_id != club.pk or seeded_from.closed_at is None):
         raise ValidationError({"seeded_from": "Seed from a closed season of this club."})
     resolved = _resolved_rules(rules)
@@ -116,6 +123,8 @@ def season_create(
             created_by=created_by,
             best_of=best_of,
             playoff_size=playoff_size,
+            swiss_rounds=swiss_rounds,
+            round_minutes=round_minutes,
         )
         season.players.set(entrants)
         if season.is_round_robin:
@@ -130,6 +139,25 @@ def season_create(
         if format == SeasonFormat.KNOCKOUT:
             _seed(season, knockout_seeding(club=club, players=entrants, seeded_from=seeded_from))
     return season
+
+
+MAX_SWISS_ROUNDS = 15
+MAX_ROUND_MINUTES = 240
+
+
+def _clean_swiss(format: str, swiss_rounds: int | None, round_minutes: int | None) -> tuple[int | None, int | None]:
+    """A Swiss night's number of rounds and round length, checked; other formats have neither."""
+    if format != SeasonFormat.SWISS:
+        return None, None
+    if swiss_rounds is not None and not 1 <= swiss_rounds <= MAX_SWISS_ROUNDS:
+        raise ValidationError(
+            {"swiss_rounds": f"A Swiss night plays 1 to {MAX_SWISS_ROUNDS} rounds (or leave it open)."}
+        )
+    if round_minutes is not None and not 5 <= round_minutes <= MAX_ROUND_MINUTES:
+        raise ValidationError(
+            {"round_minutes": f"A timed round lasts 5 to {MAX_ROUND_MINUTES} minutes (or none: to the target)."}
+        )
+    return swiss_rounds, round_minutes
 
 
 def due_dates(rounds: int, starts_on: datetime.date | None, ends_on: datetime.date | None) -> list:

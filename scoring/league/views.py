@@ -246,6 +246,8 @@ def season_new(request, slug):
                 best_of=form.cleaned_data["best_of"],
                 playoff_size=form.cleaned_data["playoff_size"],
                 seeded_from=form.cleaned_data["seeded_from"],
+                swiss_rounds=form.cleaned_data["swiss_rounds"],
+                round_minutes=form.cleaned_data["round_minutes"],
             )
         except ValidationError as error:
             _add_errors(form, error)
