@@ -452,3 +452,31 @@ class StandingTotal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.season_id}: player {self.player_id}"
+
+
+class SwissEntry(models.Model):
+    """A player of a Swiss night: checked in (present), dropped out after a round, a fixed table.
+
+    The night pairs the players present; one who drops out keeps the games played (they count
+    in the standings) and is not paired again. ``dropped_after_round`` is the last round they played.
+    """
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="swiss_entries")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    present = models.BooleanField(default=True)
+    dropped_after_round = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A table this player always sits at (accessibility); the pairing keeps it when it can.
+    fixed_table = models.PositiveSmallIntegerField(null=True, blank=True)
+    checked_in_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["season", "player__name"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "player"], name="swissentry_player_once_per_night"),
+            models.CheckConstraint(
+                condition=Q(fixed_table__isnull=True) | Q(fixed_table__gte=1), name="swissentry_table_from_1"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season}: {self.player}"

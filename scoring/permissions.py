@@ -275,6 +275,17 @@ def can_manage_season(user, season: Season) -> bool:
     return club_role(user, season.club) in MANAGER_ROLES
 
 
+def can_check_in(user, season: Season, player) -> bool:
+    """Who marks a player here (or gone) at a Swiss night: the night's organisers, for any member; a
+    player with an account, for themselves (from their phone)."""
+    if season.closed_at is not None or not getattr(user, "is_authenticated", False):
+        return False
+    return can_manage_season(user, season) or (player.user_id is not None and player.user_id == user.pk)
+
+
+CHECK_IN_REFUSAL = "Only the night's organisers, or the player themselves, may check a player in or out."
+
+
 def can_call_time(user, game: Game) -> bool:
     """Who may call time on a game (docs/rules.md, "A game ended by time"): whoever may record its hands
     (its players, its creator, staff), and the organisers of the season it counts in, who run the room."""

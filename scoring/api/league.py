@@ -35,6 +35,7 @@ from scoring.api.filters import ClubFilter, FixtureFilter, MemberFilter, SeasonF
 from scoring.api.idempotency import idempotent
 from scoring.api.permissions import visible_club_q
 from scoring.api.serializers import GameDetailSerializer
+from scoring.league import night
 from scoring.league import services as league
 from scoring.league.standings import RANKING_CRITERIA, season_standings
 from scoring.models import Fixture, Season
@@ -306,6 +307,33 @@ class SeasonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
                 started_by=request.user,
             )
             return Response(game_detail_data(game, request), status=status.HTTP_201_CREATED)
+
+        return idempotent(request, perform, self.handle_exception)
+
+    @extend_schema(
+        summary="Check a player in or out of a Swiss night",
+        description="The night's organisers for any member of the club, a player for themselves. A player "
+        "checked in is paired from the next round; one checked out after playing drops out (their games "
+        "stay, they are not paired again).",
+        request=ls.CheckInSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: ls.SwissEntrySerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="check-in", pagination_class=None, filterset_class=None)
+    def check_in(self, request, pk=None):
+        season = self.get_object()
+
+        def perform():
+            serializer = ls.CheckInSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            data = serializer.validated_data
+            if data["here"]:
+                entry = night.check_in(
+                    season=season, player=data["player"], checked_in_by=request.user, fixed_table=data["fixed_table"]
+                )
+            else:
+                entry = night.check_out(season=season, player=data["player"], checked_out_by=request.user)
+            return Response(ls.SwissEntrySerializer(entry).data)
 
         return idempotent(request, perform, self.handle_exception)
 

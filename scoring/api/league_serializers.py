@@ -129,6 +129,26 @@ class SeasonUpdateSerializer(serializers.Serializer):
     ranking = RankingField(required=False)
 
 
+class CheckInSerializer(serializers.Serializer):
+    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all(), help_text="A member of the club.")
+    here = serializers.BooleanField(
+        default=True, help_text="true checks the player in; false checks them out (drops out after this round)."
+    )
+    fixed_table = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1,
+        help_text="A table this player always sits at (accessibility); null leaves it as it was.",
+    )
+
+
+class SwissEntrySerializer(serializers.Serializer):
+    player = PlayerRefSerializer(read_only=True)
+    present = serializers.BooleanField(read_only=True)
+    dropped_after_round = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="The last round played by a player who dropped out."
+    )
+    fixed_table = serializers.IntegerField(read_only=True, allow_null=True)
+
+
 class OpenGameSerializer(serializers.Serializer):
     player_one = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
     player_two = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from scoring.league import views, wall
+from scoring.league import night_views, views, wall
 
 app_name = "league"
 
@@ -26,6 +26,8 @@ urlpatterns = [
     path("<slug:slug>/seasons/<int:pk>/due/", views.season_due, name="season_due"),
     path("<slug:slug>/seasons/<int:pk>/close/", views.season_close, name="season_close"),
     path("<slug:slug>/seasons/<int:pk>/playoffs/", views.playoffs_start, name="playoffs_start"),
+    path("<slug:slug>/seasons/<int:pk>/night/", night_views.night_page, name="night"),
+    path("<slug:slug>/seasons/<int:pk>/night/check-in/", night_views.night_check_in, name="night_check_in"),
     path("<slug:slug>/seasons/<int:pk>/bracket/", views.bracket, name="bracket"),
     path("<slug:slug>/seasons/<int:pk>/bracket/board/", views.bracket_board, name="bracket_board"),
     path("<slug:slug>/seasons/<int:pk>/bracket/games/", views.tie_game_start, name="tie_game_start"),
