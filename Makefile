@@ -119,7 +119,8 @@ pytest: $(STAMP) browser
 # The deep pass: many more generated records, schema cases and solver situations than `make test`.
 fuzz: $(STAMP) browser
 	GINLEAGUE_FUZZ=deep $(VENV)/bin/pytest -n auto -m "not browser" $(PYTEST_ARGS) \
-	  tests/test_api_schemathesis.py tests/test_properties.py tests/test_melds.py tests/test_cards_facts.py tests/test_vectors.py
+	  tests/test_api_schemathesis.py tests/test_properties.py tests/test_melds.py tests/test_cards_facts.py tests/test_vectors.py \
+	  tests/test_swiss.py
 	# The offline scorer (static/js/engine.js) against the engine on many more random records, in Chromium.
 	GINLEAGUE_FUZZ=deep $(VENV)/bin/pytest $(PYTEST_ARGS) tests/browser/test_offline_scorer.py -k random_records
 
@@ -129,6 +130,7 @@ test: lint pytest
 bench: $(STAMP)
 	$(PY) bench/bench_solver.py
 	$(PY) bench/bench_pages.py
+	$(PY) bench/bench_pairing.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache
