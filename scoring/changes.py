@@ -47,6 +47,16 @@ def notify_change(*, game) -> None:
             )
 
 
+def notify_season_change(*, season_id: int) -> None:
+    """Tell every live page of a season that it changed without a game changing (a Swiss night's round
+    published), delivered when the caller's transaction commits; nothing is sent on SQLite."""
+    connection = connections["default"]
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"season:{season_id}"])
+
+
 # --- the season's version: changes whenever any of its games does ------------------------------------
 
 

@@ -338,6 +338,7 @@ class Fixture(models.Model):
     home = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     away = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     due_on = models.DateField(null=True, blank=True)  # play by this day (optional)
+    table = models.PositiveSmallIntegerField(null=True, blank=True)  # a Swiss night's table number
     # The day its players were last e-mailed that it is due (send_reminders: at most once a day).
     reminded_on = models.DateField(null=True, blank=True, editable=False)
 
@@ -480,3 +481,31 @@ class SwissEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.season}: {self.player}"
+
+
+class SwissRound(models.Model):
+    """One round of a Swiss night: its pairing while the organiser looks at it (a draft), then published.
+
+    ``pairing`` is the engine's round as JSON (``scoring.league.night``): pairings by table, the bye,
+    the order it was paired by. Publishing creates the round's fixtures and stores the bye here;
+    ``started_at`` is when it was published, from which a timed round's clock runs.
+    """
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="swiss_rounds_played")
+    number = models.PositiveSmallIntegerField()
+    pairing = models.JSONField()
+    first_round = models.CharField(max_length=10, blank=True)  # round 1: "rating" or "random"
+    published = models.BooleanField(default=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    bye = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    time_called_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["season", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "number"], name="swissround_number_once_per_night"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="swissround_number_from_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season}: round {self.number}"

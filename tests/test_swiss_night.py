@@ -3,12 +3,14 @@
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from rest_framework.test import APIClient
 
+from players import clubs
 from scoring.league import night
 from scoring.league import services as league
-from scoring.models import Season, SeasonFormat, SwissEntry
+from scoring.models import Fixture, Season, SeasonFormat, SwissEntry, SwissRound
 from tests.factories import PlayerFactory
-from tests.league_setup import make_club
+from tests.league_setup import make_club, start_and_finish
 from tests.test_api_league import api_client
 
 pytestmark = pytest.mark.django_db
@@ -158,3 +160,167 @@ def test_the_api_checks_a_player_in_with_a_fixed_table_and_refuses_someone_else_
     assert refused.status_code == 403
     out = api_client(cast.player).post(url, {"player": pat.pk, "here": False}, format="json")
     assert out.status_code == 200 and out.json()["present"] is False
+
+
+# --- 3. pairing, swapping and publishing a round --------------------------------------------------------
+
+
+def _checked_in_night(cast, count=5, **kwargs):
+    """A night with the cast's four members and ``count - 4`` more guests checked in."""
+    night_ = _night(cast, **kwargs)
+    players = [cast.player_of(user) for user in (cast.owner, cast.admin, cast.player, cast.rival)] + [cast.guest]
+    for number in range(count - len(players)):
+        players.append(clubs.member_add_guest(club=cast.club, name=f"Guest {number}", added_by=cast.owner).player)
+    for player in players[:count]:
+        night.check_in(season=night_, player=player, checked_in_by=cast.owner)
+    return night_, players[:count]
+
+
+def _play_round(night_, winner="home"):
+    """Every game of the night not yet started is played (``winner`` side wins by a gin) and confirmed."""
+    for fixture in Fixture.objects.filter(season=night_, game__isnull=True).select_related("home", "away"):
+        game = start_and_finish(fixture, getattr(fixture, winner), started_by=None)
+        league.game_confirm(game=game, confirmed_by=None)
+
+
+def test_pairing_keeps_a_draft_with_tables_and_a_bye_and_publishing_creates_the_fixtures():
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=5)
+    draft = night.round_pair(season=night_, paired_by=cast.owner)
+    assert draft.number == 1 and not draft.published
+    assert not Fixture.objects.exists()  # nobody sees it before it is published
+    tables = sorted(table for table, _, _ in draft.pairing["pairings"])
+    assert tables == [1, 2]
+    seated = [p for _, one, two in draft.pairing["pairings"] for p in (one, two)] + [draft.pairing["bye"]]
+    assert sorted(seated) == sorted(p.pk for p in players)
+    published = night.round_publish(season=night_, published_by=cast.owner)
+    assert published.published and published.started_at is not None
+    assert published.bye_id == draft.pairing["bye"]
+    fixtures = list(Fixture.objects.filter(season=night_).order_by("table"))
+    assert [(f.round, f.table, f.home_id, f.away_id) for f in fixtures] == [
+        (1, table, one, two) for table, one, two in sorted(draft.pairing["pairings"])
+    ]
+
+
+def test_the_next_round_waits_for_every_result_then_pairs_without_a_rematch_and_a_new_bye():
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=5)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    first = night.round_publish(season=night_, published_by=cast.owner)
+    with pytest.raises(ValidationError) as refused:
+        night.round_pair(season=night_, paired_by=cast.owner)
+    assert "round" in refused.value.message_dict
+    _play_round(night_)
+    second = night.round_pair(season=night_, paired_by=cast.owner)
+    met = {frozenset((f.home_id, f.away_id)) for f in Fixture.objects.filter(season=night_)}
+    assert not {frozenset((one, two)) for _, one, two in second.pairing["pairings"]} & met
+    assert second.pairing["bye"] != first.bye_id
+
+
+def test_a_swap_is_said_to_create_a_rematch_and_the_draft_shows_it():
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=4)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    night.round_publish(season=night_, published_by=cast.owner)
+    _play_round(night_)
+    draft = night.round_pair(season=night_, paired_by=cast.owner)
+    (_, a, b), (_, c, d) = draft.pairing["pairings"]
+    round_one = {frozenset((f.home_id, f.away_id)) for f in Fixture.objects.filter(season=night_)}
+    # swapping b and c seats a with c and b with d: a rematch exactly if one of those pairs met in round 1
+    expected = frozenset((a, c)) in round_one or frozenset((b, d)) in round_one
+    by_id = {p.pk: p for p in players}
+    assert night.swap_creates_rematch(season=night_, one=by_id[b], two=by_id[c]) is expected
+    swapped = night.round_swap(season=night_, one=by_id[b], two=by_id[c], swapped_by=cast.owner)
+    assert bool(swapped.pairing["rematches"]) is expected
+    assert sorted(frozenset((one, two)) for _, one, two in swapped.pairing["pairings"]) == sorted(
+        [frozenset((a, c)), frozenset((b, d))]
+    )
+
+
+def test_publishing_is_refused_when_who_is_here_changed_since_the_pairing():
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=4)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    late = clubs.member_add_guest(club=cast.club, name="Late Larry", added_by=cast.owner).player
+    night.check_in(season=night_, player=late, checked_in_by=cast.owner)
+    with pytest.raises(ValidationError) as refused:
+        night.round_publish(season=night_, published_by=cast.owner)
+    assert "pair it again" in refused.value.message_dict["round"][0]
+    assert not Fixture.objects.exists()
+    night.round_pair(season=night_, paired_by=cast.owner)  # the late arrival is in the new pairing
+    published = night.round_publish(season=night_, published_by=cast.owner)
+    assert late.pk in {published.bye_id, *Fixture.objects.values_list("home_id", flat=True),
+                       *Fixture.objects.values_list("away_id", flat=True)}
+
+
+def test_a_player_who_drops_out_keeps_their_game_and_is_not_paired_again():
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=4)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    night.round_publish(season=night_, published_by=cast.owner)
+    _play_round(night_)
+    leaver = players[0]
+    entry = night.check_out(season=night_, player=leaver, checked_out_by=cast.owner)
+    assert entry.dropped_after_round == 1
+    draft = night.round_pair(season=night_, paired_by=cast.owner)
+    assert leaver.pk not in {p for _, one, two in draft.pairing["pairings"] for p in (one, two)}
+    assert leaver.pk != draft.pairing["bye"]
+    assert Fixture.objects.filter(season=night_, round=1).filter(home=leaver).exists() or Fixture.objects.filter(
+        season=night_, round=1, away=leaver
+    ).exists()
+
+
+def test_the_organiser_pairs_swaps_and_publishes_on_the_night_page(client):
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=5)
+    client.force_login(cast.owner)
+    base = [cast.club.slug, night_.pk]
+    client.post(reverse("league:night_pair", args=base), {"first_round": "random"})
+    draft = SwissRound.objects.get()
+    assert draft.first_round == "random"
+    page = client.get(reverse("league:night", args=base)).content.decode()
+    assert "Round 1: pairing to check" in page and "bye (1 match point)" in page
+    bye = draft.pairing["bye"]
+    _, one, _ = draft.pairing["pairings"][0]
+    client.post(reverse("league:night_swap", args=base), {"one": one, "two": bye})
+    draft.refresh_from_db()
+    assert draft.pairing["bye"] == one  # round 1: nobody has met, so no rematch
+    client.post(reverse("league:night_publish", args=base))
+    page = client.get(reverse("league:night", args=base)).content.decode()
+    assert "pairing to check" not in page and "Table 1" in page and "Table 2" in page
+    assert Fixture.objects.filter(season=night_).count() == 2
+
+
+def test_only_an_organiser_pairs_a_round(client):
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=4)
+    client.force_login(cast.player)
+    assert client.post(reverse("league:night_pair", args=[cast.club.slug, night_.pk])).status_code == 403
+    assert not SwissRound.objects.exists()
+
+
+def test_the_api_pairs_swaps_and_publishes_a_round_and_only_for_an_organiser():
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=5)
+    base = f"/api/seasons/{night_.pk}/rounds"
+    assert api_client(cast.player).post(f"{base}/pair/", {}, format="json").status_code == 403
+    admin = api_client(cast.admin)
+    bad = admin.post(f"{base}/pair/", {"first_round": "alphabetical"}, format="json")
+    assert bad.status_code == 400 and "first_round" in str(bad.json())
+    paired = admin.post(f"{base}/pair/", {"first_round": "rating"}, format="json").json()
+    assert paired["number"] == 1 and paired["published"] is False and [p["table"] for p in paired["pairings"]] == [1, 2]
+    one, bye = paired["pairings"][1]["two"], paired["bye"]
+    swapped = admin.post(f"{base}/swap/", {"one": one, "two": bye}, format="json").json()
+    assert swapped["bye"] == one and swapped["swap_created_rematch"] is False
+    published = admin.post(f"{base}/publish/", {}, format="json")
+    assert published.status_code == 200 and published.json()["published"] is True
+    again = admin.post(f"{base}/publish/", {}, format="json")
+    assert again.status_code == 400 and "pair one first" in str(again.json())
+    fixtures = admin.get(f"/api/fixtures/?season={night_.pk}").json()["results"]
+    assert sorted(f["table"] for f in fixtures) == [1, 2]
+
+
+def test_the_schema_documents_the_swiss_night_operations():
+    schema = APIClient().get("/api/schema/").content.decode()
+    for path in ("/check-in/", "/rounds/pair/", "/rounds/swap/", "/rounds/publish/"):
+        assert path in schema

@@ -337,6 +337,71 @@ class SeasonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
 
         return idempotent(request, perform, self.handle_exception)
 
+    @extend_schema(
+        summary="Pair the next round of a Swiss night (the club's owner and admins)",
+        description="Swiss pairing over the players checked in (no rematch while one can be avoided, one bye "
+        "for an odd field). The round is a draft until published; pairing again replaces it. Refused while "
+        "a game of the last round is not played and confirmed.",
+        request=ls.PairSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: ls.SwissRoundSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="rounds/pair", pagination_class=None, filterset_class=None)
+    def round_pair(self, request, pk=None):
+        season = self.get_object()
+        _managed(request.user, season.club)
+
+        def perform():
+            serializer = ls.PairSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            draft = night.round_pair(
+                season=season, paired_by=request.user, first_round=serializer.validated_data["first_round"]
+            )
+            return Response(ls.SwissRoundSerializer(draft).data)
+
+        return idempotent(request, perform, self.handle_exception)
+
+    @extend_schema(
+        summary="Swap two players of the draft round (the club's owner and admins)",
+        description="Their places are exchanged (either may be the bye); tables stay put. "
+        "`swap_created_rematch` says whether that seats a pair who have met tonight.",
+        request=ls.SwapSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: ls.SwissRoundSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="rounds/swap", pagination_class=None, filterset_class=None)
+    def round_swap(self, request, pk=None):
+        season = self.get_object()
+        _managed(request.user, season.club)
+
+        def perform():
+            serializer = ls.SwapSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            one, two = serializer.validated_data["one"], serializer.validated_data["two"]
+            rematch = night.swap_creates_rematch(season=season, one=one, two=two)
+            draft = night.round_swap(season=season, one=one, two=two, swapped_by=request.user)
+            draft.swap_created_rematch = rematch
+            return Response(ls.SwissRoundSerializer(draft).data)
+
+        return idempotent(request, perform, self.handle_exception)
+
+    @extend_schema(
+        summary="Publish the draft round (the club's owner and admins)",
+        description="Creates the round's fixtures (with their tables) and stores the bye; the round starts now.",
+        request=None,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: ls.SwissRoundSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="rounds/publish", pagination_class=None, filterset_class=None)
+    def round_publish(self, request, pk=None):
+        season = self.get_object()
+        _managed(request.user, season.club)
+
+        def perform():
+            return Response(ls.SwissRoundSerializer(night.round_publish(season=season, published_by=request.user)).data)
+
+        return idempotent(request, perform, self.handle_exception)
+
 
 # ---------------------------------------------------------------------------
 # Fixtures

@@ -149,6 +149,54 @@ class SwissEntrySerializer(serializers.Serializer):
     fixed_table = serializers.IntegerField(read_only=True, allow_null=True)
 
 
+class PairSerializer(serializers.Serializer):
+    first_round = serializers.ChoiceField(
+        choices=["rating", "random"], default="rating",
+        help_text="Round 1 only: ordered by the club's ratings (Elo), or drawn at random.",
+    )
+
+
+class SwapSerializer(serializers.Serializer):
+    one = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all(), help_text="A player of the draft round.")
+    two = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(), help_text="Another player of it (either may be the bye)."
+    )
+
+
+class TablePairingSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    one = serializers.IntegerField(help_text="The higher-ranked player's id.")
+    two = serializers.IntegerField()
+
+
+class SwissRoundSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    published = serializers.BooleanField(help_text="false: a draft only the organisers see.")
+    started_at = serializers.DateTimeField(allow_null=True, help_text="When it was published (a timed round's clock).")
+    pairings = TablePairingSerializer(many=True)
+    bye = serializers.IntegerField(allow_null=True, help_text="The player with the bye (one match point), or null.")
+    rematches = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()), help_text="Pairs who would meet again."
+    )
+    swap_created_rematch = serializers.BooleanField(
+        required=False, help_text="Answering a swap: whether that swap made a pair meet again."
+    )
+
+    def to_representation(self, instance):
+        data = instance.pairing
+        body = {
+            "number": instance.number,
+            "published": instance.published,
+            "started_at": instance.started_at,
+            "pairings": [{"table": t, "one": one, "two": two} for t, one, two in sorted(data["pairings"])],
+            "bye": data["bye"],
+            "rematches": data["rematches"],
+        }
+        if hasattr(instance, "swap_created_rematch"):
+            body["swap_created_rematch"] = instance.swap_created_rematch
+        return super().to_representation(body)
+
+
 class OpenGameSerializer(serializers.Serializer):
     player_one = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
     player_two = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
@@ -174,7 +222,7 @@ class FixtureSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Fixture
-        fields = ["id", "season", "round", "home", "away", "game"]
+        fields = ["id", "season", "round", "table", "home", "away", "game"]
         read_only_fields = fields
 
     @extend_schema_field(FixtureGameSerializer(allow_null=True))

@@ -181,3 +181,23 @@ class DisputeForm(forms.Form):
         label="What is wrong?",
         error_messages={"required": "Say what is wrong with the result, for the club's admins."},
     )
+
+
+class PairForm(forms.Form):
+    first_round = forms.ChoiceField(
+        choices=[("rating", "By rating (Elo)"), ("random", "At random")],
+        initial="rating",
+        required=False,
+        label="Round 1",
+    )
+
+
+class SwapForm(forms.Form):
+    one = forms.ModelChoiceField(queryset=Player.objects.none(), label="Swap")
+    two = forms.ModelChoiceField(queryset=Player.objects.none(), label="with")
+
+    def __init__(self, *args, seated=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if seated is not None:
+            self.fields["one"].queryset = seated
+            self.fields["two"].queryset = seated

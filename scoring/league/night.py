@@ -8,13 +8,20 @@ games are ordinary fixtures, started, scored and confirmed as any other.
 
 from __future__ import annotations
 
+import random
+
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
+from django.utils import timezone
 
 from players.models import Membership, Player
 from scoring import permissions
-from scoring.models import Fixture, Season, SwissEntry
+from scoring.changes import notify_season_change
+from scoring.engine import swiss
+from scoring.league.services import club_ratings
+from scoring.league.standings import season_standings
+from scoring.models import Fixture, LeagueStatus, Season, SwissEntry, SwissRound
 
 
 def _swiss_night(season: Season) -> Season:
@@ -61,12 +68,169 @@ def check_out(*, season: Season, player: Player, checked_out_by) -> SwissEntry:
         entry = SwissEntry.objects.filter(season=locked, player=player).first()
         if entry is None or not entry.present:
             raise ValidationError({"player": f"{player.name} is not checked in."})
-        played = Fixture.objects.filter(season=locked).filter(home=player).exists() or Fixture.objects.filter(
-            season=locked, away=player
-        ).exists()
+        played = (
+            Fixture.objects.filter(season=locked).filter(Q(home=player) | Q(away=player)).exists()
+            or SwissRound.objects.filter(season=locked, published=True, bye=player).exists()
+        )
         entry.present = False
         entry.dropped_after_round = rounds_published(locked) if played else None
         entry.save(update_fields=["present", "dropped_after_round"])
         if not played:
             locked.players.remove(player)
     return entry
+
+
+# --- pairing a round -------------------------------------------------------------------------------------
+
+
+def round_to_json(round_: swiss.Round) -> dict:
+    """The engine's round as stored in ``SwissRound.pairing`` (player ids throughout)."""
+    return {
+        "pairings": [[pairing.table, pairing.one, pairing.two] for pairing in round_.pairings],
+        "bye": round_.bye,
+        "rematches": [sorted(pair) for pair in round_.rematches],
+        "unmet_table_wishes": list(round_.unmet_table_wishes),
+        "order": list(round_.order),
+    }
+
+
+def round_from_json(data: dict) -> swiss.Round:
+    return swiss.Round(
+        pairings=tuple(swiss.Pairing(table, one, two) for table, one, two in data["pairings"]),
+        bye=data["bye"],
+        rematches=tuple(frozenset(pair) for pair in data["rematches"]),
+        unmet_table_wishes=tuple(data["unmet_table_wishes"]),
+        order=tuple(data["order"]),
+    )
+
+
+def played_pairs(season: Season) -> list[tuple[int, int]]:
+    """The pairs who have met tonight (every published pairing, played out or not)."""
+    return list(Fixture.objects.filter(season=season).order_by().values_list("home_id", "away_id"))
+
+
+def _round_unfinished(season: Season, number: int) -> int:
+    """How many games of round ``number`` are not yet played and confirmed."""
+    return (
+        Fixture.objects.filter(season=season, round=number)
+        .exclude(game__league_status=LeagueStatus.CONFIRMED, game__over=True)
+        .count()
+    )
+
+
+def _entrants(season: Season) -> list[swiss.Entrant]:
+    """The players present, as the pairing sees them: standings (confirmed results and byes), rating."""
+    present = list(SwissEntry.objects.filter(season=season, present=True).order_by("player_id"))
+    rows = {row.player_id: row for row in season_standings(season).rows}
+    ratings = club_ratings(season.club)
+    had_bye = set(
+        SwissRound.objects.filter(season=season, published=True, bye__isnull=False).values_list("bye_id", flat=True)
+    )
+    entrants = []
+    for entry in present:
+        row = rows.get(entry.player_id)
+        entrants.append(
+            swiss.Entrant(
+                id=entry.player_id,
+                match_points=row.match_points if row else 0,
+                net_points=row.net if row else 0,
+                rating=ratings.get(entry.player_id, 0.0),
+                had_bye=entry.player_id in had_bye,
+                fixed_table=entry.fixed_table,
+            )
+        )
+    return entrants
+
+
+def round_pair(*, season: Season, paired_by, first_round: str = "rating", seed: int | None = None) -> SwissRound:
+    """Pair the next round over the players present (scoring/engine/swiss.py) and keep it as a draft
+    for the organiser to look at, swap and publish; pairing again replaces the draft. Round 1 is
+    ordered by rating or drawn at random (``first_round``). Refused while the last round published
+    has a game not yet played and confirmed, or when the night's rounds are all published."""
+    if first_round not in swiss.FIRST_ROUND_ORDERS:
+        raise ValidationError({"first_round": "Pair round 1 by rating or at random."})
+    with transaction.atomic():
+        locked = _swiss_night(season)
+        number = rounds_published(locked) + 1
+        if locked.swiss_rounds is not None and number > locked.swiss_rounds:
+            raise ValidationError({"round": f"All {locked.swiss_rounds} rounds of the night are published."})
+        if number > 1 and (open_games := _round_unfinished(locked, number - 1)):
+            raise ValidationError(
+                {"round": f"Round {number - 1} has {open_games} game(s) still to be played and confirmed."}
+            )
+        entrants = _entrants(locked)
+        if len(entrants) < 2:
+            raise ValidationError({"players": "Check in at least two players before pairing a round."})
+        if seed is None:
+            seed = random.randrange(2**31)
+        try:
+            round_ = swiss.pair_round(entrants, played_pairs(locked), first_round=first_round, seed=seed)
+        except swiss.PairingError as error:
+            raise ValidationError({error.field: error.message}) from None
+        draft, _ = SwissRound.objects.update_or_create(
+            season=locked,
+            number=number,
+            defaults={"pairing": round_to_json(round_), "first_round": first_round if number == 1 else ""},
+        )
+    return draft
+
+
+def _draft(season: Season) -> SwissRound:
+    draft = SwissRound.objects.filter(season=season, published=False).first()
+    if draft is None:
+        raise ValidationError({"round": "No round is waiting to be published: pair one first."})
+    return draft
+
+
+def swap_creates_rematch(*, season: Season, one: Player, two: Player) -> bool:
+    """Whether swapping these two players in the draft would seat someone opposite a player met already."""
+    draft = _draft(season)
+    try:
+        return swiss.swap_creates_rematch(round_from_json(draft.pairing), one.pk, two.pk, played_pairs(season))
+    except swiss.PairingError as error:
+        raise ValidationError({error.field: f"{error.message}"}) from None
+
+
+def round_swap(*, season: Season, one: Player, two: Player, swapped_by) -> SwissRound:
+    """Exchange two players' places in the draft (either may be the bye); tables stay put. The draft's
+    ``rematches`` then lists any pair who would meet again."""
+    with transaction.atomic():
+        locked = _swiss_night(season)
+        draft = _draft(locked)
+        try:
+            swapped = swiss.swap_players(round_from_json(draft.pairing), one.pk, two.pk, played_pairs(locked))
+        except swiss.PairingError as error:
+            raise ValidationError({error.field: _player_words(error.message, (one, two))}) from None
+        draft.pairing = round_to_json(swapped)
+        draft.save(update_fields=["pairing"])
+    return draft
+
+
+def _player_words(message: str, players) -> str:
+    """The engine's message with the players' names for their ids."""
+    for player in players:
+        message = message.replace(repr(player.pk), player.name)
+    return message
+
+
+def round_publish(*, season: Season, published_by) -> SwissRound:
+    """Publish the draft: its fixtures (round, table, the higher-ranked player at home) are created and
+    the bye stored (one match point, no net points); the round starts now (a timed round's clock)."""
+    with transaction.atomic():
+        locked = _swiss_night(season)
+        draft = _draft(locked)
+        seated = {player for _, one, two in draft.pairing["pairings"] for player in (one, two)}
+        if draft.pairing["bye"] is not None:
+            seated.add(draft.pairing["bye"])
+        present = set(SwissEntry.objects.filter(season=locked, present=True).values_list("player_id", flat=True))
+        if seated != present:
+            raise ValidationError({"round": "Who is here changed since this round was paired: pair it again."})
+        Fixture.objects.bulk_create(
+            Fixture(season=locked, round=draft.number, home_id=one, away_id=two, table=table)
+            for table, one, two in draft.pairing["pairings"]
+        )
+        draft.published, draft.started_at, draft.bye_id = True, timezone.now(), draft.pairing["bye"]
+        draft.save(update_fields=["published", "started_at", "bye"])
+        notify_season_change(season_id=locked.pk)
+    return draft
+

@@ -16,8 +16,9 @@ from players import clubs
 from players.models import Player
 from scoring import permissions
 from scoring.league import night
-from scoring.league.selectors import night_field
-from scoring.league.views import _error_text, _login_first, _season
+from scoring.league.forms import PairForm, SwapForm
+from scoring.league.selectors import night_draft, night_field, night_rounds
+from scoring.league.views import _error_text, _login_first, _managed_season, _season
 
 
 def _night(request, slug, pk):
@@ -33,6 +34,16 @@ def night_page(request, slug, pk):
     manager = permissions.can_manage_season(request.user, season)
     me = clubs.player_of(request.user) if clubs.club_role(request.user, club) else None
     field = night_field(season)
+    draft = night_draft(season)
+    published = night.rounds_published(season)
+    rounds = night_rounds(season)
+    for round_ in rounds:
+        for line in round_.tables:
+            fixture = line.fixture
+            fixture.season, fixture.overdue = season, False
+            fixture.startable = not hasattr(fixture, "game") and permissions.can_start_fixture(
+                request.user, fixture, club
+            )
     context = {
         "club": club,
         "season": season,
@@ -41,7 +52,11 @@ def night_page(request, slug, pk):
         "present_count": sum(line.present for line in field),
         "me": me,
         "my_line": next((line for line in field if me is not None and line.player.pk == me.pk), None),
-        "rounds_published": night.rounds_published(season),
+        "rounds_published": published,
+        "draft": draft,
+        "rounds": rounds,
+        "pair_form": PairForm() if published == 0 else None,
+        "swap_form": SwapForm(seated=_seated(draft)) if draft else None,
     }
     return render(request, "league/night.html", context)
 
@@ -63,4 +78,76 @@ def night_check_in(request, slug, pk):
         messages.error(request, _error_text(error))
     else:
         messages.success(request, f"{player.name} is {'checked in' if here else 'checked out'}.")
+    return redirect("league:night", slug=club.slug, pk=season.pk)
+
+
+def _seated(draft):
+    """The players of a draft round (both sides of every table and the bye), for the swap form."""
+    ids = [player.pk for line in draft.tables for player in (line.one, line.two)]
+    if draft.bye is not None:
+        ids.append(draft.bye.pk)
+    return Player.objects.filter(pk__in=ids).order_by("name")
+
+
+def _night_managed(request, slug, pk):
+    club, season = _managed_season(request, slug, pk)
+    if not season.is_swiss:
+        raise Http404("Not a Swiss night.")
+    return club, season
+
+
+@require_POST
+def night_pair(request, slug, pk):
+    """The organiser pairs the next round: a draft shown on the night page, not yet published."""
+    if (response := _login_first(request)) is not None:
+        return response
+    club, season = _night_managed(request, slug, pk)
+    form = PairForm(request.POST)
+    first_round = (form.cleaned_data["first_round"] if form.is_valid() else "") or "rating"
+    try:
+        draft = night.round_pair(season=season, paired_by=request.user, first_round=first_round)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+    else:
+        messages.success(request, f"Round {draft.number} is paired: check it, swap players if needed, then publish.")
+    return redirect("league:night", slug=club.slug, pk=season.pk)
+
+
+@require_POST
+def night_swap(request, slug, pk):
+    """The organiser swaps two players of the draft; the page says when that makes a rematch."""
+    if (response := _login_first(request)) is not None:
+        return response
+    club, season = _night_managed(request, slug, pk)
+    draft = night_draft(season)
+    form = SwapForm(request.POST, seated=_seated(draft) if draft else Player.objects.none())
+    if not form.is_valid():
+        messages.error(request, "Swap: choose two players of the round.")
+        return redirect("league:night", slug=club.slug, pk=season.pk)
+    one, two = form.cleaned_data["one"], form.cleaned_data["two"]
+    try:
+        rematch = night.swap_creates_rematch(season=season, one=one, two=two)
+        night.round_swap(season=season, one=one, two=two, swapped_by=request.user)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+    else:
+        if rematch:
+            messages.warning(request, f"{one.name} and {two.name} swapped: this creates a rematch (see the tables).")
+        else:
+            messages.success(request, f"{one.name} and {two.name} swapped.")
+    return redirect("league:night", slug=club.slug, pk=season.pk)
+
+
+@require_POST
+def night_publish(request, slug, pk):
+    """The organiser publishes the draft: its fixtures are created, the round starts."""
+    if (response := _login_first(request)) is not None:
+        return response
+    club, season = _night_managed(request, slug, pk)
+    try:
+        round_ = night.round_publish(season=season, published_by=request.user)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+    else:
+        messages.success(request, f"Round {round_.number} is published: the players may start their games.")
     return redirect("league:night", slug=club.slug, pk=season.pk)

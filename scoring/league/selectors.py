@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from players.models import Membership, Player
-from scoring.models import Season, SwissEntry
+from scoring.models import Fixture, Season, SwissEntry, SwissRound
 
 
 @dataclass(frozen=True)
@@ -34,3 +34,62 @@ def night_field(season: Season) -> list[FieldLine]:
             )
         )
     return lines
+
+
+@dataclass(frozen=True)
+class TableLine:
+    """One table of a round: its two players (names) and, once published, its fixture and game."""
+
+    table: int
+    one: Player
+    two: Player
+    rematch: bool = False
+    fixture: Fixture | None = None
+
+
+@dataclass(frozen=True)
+class NightRound:
+    """A round as the night page and the wall show it: tables in order, the bye."""
+
+    round: SwissRound
+    tables: list[TableLine]
+    bye: Player | None
+
+
+def night_draft(season: Season) -> NightRound | None:
+    """The round paired and waiting to be published (None if there is none), with the players' names."""
+    draft = SwissRound.objects.filter(season=season, published=False).first()
+    if draft is None:
+        return None
+    data = draft.pairing
+    ids = {player for _, one, two in data["pairings"] for player in (one, two)} | {data["bye"]}
+    players = Player.objects.in_bulk([pk for pk in ids if pk is not None])
+    rematches = {frozenset(pair) for pair in data["rematches"]}
+    tables = [
+        TableLine(table=table, one=players[one], two=players[two], rematch=frozenset((one, two)) in rematches)
+        for table, one, two in sorted(data["pairings"])
+    ]
+    return NightRound(round=draft, tables=tables, bye=players.get(data["bye"]))
+
+
+def night_rounds(season: Season) -> list[NightRound]:
+    """The published rounds, newest first, each with its tables (fixture, game, result) and bye."""
+    rounds = list(SwissRound.objects.filter(season=season, published=True).select_related("bye").order_by("-number"))
+    fixtures: dict[int, list[Fixture]] = {}
+    for fixture in (
+        Fixture.objects.filter(season=season)
+        .select_related("home", "away", "game", "game__winner")
+        .order_by("round", "table", "pk")
+    ):
+        fixtures.setdefault(fixture.round, []).append(fixture)
+    return [
+        NightRound(
+            round=round_,
+            tables=[
+                TableLine(table=fixture.table or 0, one=fixture.home, two=fixture.away, fixture=fixture)
+                for fixture in fixtures.get(round_.number, [])
+            ],
+            bye=round_.bye,
+        )
+        for round_ in rounds
+    ]

@@ -28,9 +28,17 @@ from scoring.engine.ratings import RatedGame, elo_ratings
 from scoring.engine.round_robin import round_robin
 from scoring.engine.rules import RuleError
 from scoring.engine.score import HandFacts
-from scoring.league.standings import DEFAULT_RANKING, RANKING_CRITERIA, season_knockout, season_standings
+from scoring.league.standings import (
+    DEFAULT_RANKING,
+    RANKING_CRITERIA,
+    SWISS_TIE_BREAKERS,
+    season_knockout,
+    season_standings,
+)
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat, Seed
 from scoring.permissions import refuse_closed_season
+
+SWISS_ONLY_CRITERIA = ("match_points", "buchholz")
 
 # --- seasons -----------------------------------------------------------------------------------------
 
@@ -42,13 +50,21 @@ def _resolved_rules(rules: Any) -> dict:
         raise ValidationError({error.field: [error.message]}) from None
 
 
-def _clean_ranking(ranking: Iterable[str] | None) -> list[str]:
-    cleaned: list[str] = []
-    for criterion in ranking or DEFAULT_RANKING:
+def _clean_ranking(ranking: Iterable[str] | None, format: str = SeasonFormat.SINGLE) -> list[str]:
+    """The ranking criteria checked. A Swiss night ranks by match points first (its pairing does): the
+    criteria given are its tie-breakers (by default Buchholz, net points, head-to-head, gins); match
+    points and Buchholz rank a Swiss night only."""
+    swiss = format == SeasonFormat.SWISS
+    cleaned: list[str] = ["match_points"] if swiss else []
+    for criterion in ranking or (SWISS_TIE_BREAKERS if swiss else DEFAULT_RANKING):
         if not criterion:
             continue
         if criterion not in RANKING_CRITERIA:
             raise ValidationError({"ranking": f"Unknown ranking criterion {criterion!r}."})
+        if criterion in SWISS_ONLY_CRITERIA and not swiss:
+            raise ValidationError({"ranking": f"{RANKING_CRITERIA[criterion]} ranks a Swiss night only."})
+        if criterion == "match_points" and swiss:
+            continue  # already first
         if criterion in cleaned:
             raise ValidationError({"ranking": f"{RANKING_CRITERIA[criterion]} is listed twice."})
         cleaned.append(criterion)
@@ -117,7 +133,7 @@ def season_create(
             preset=resolved["preset"],
             rules=resolved,
             format=format,
-            ranking=_clean_ranking(ranking),
+            ranking=_clean_ranking(ranking, format),
             starts_on=starts_on,
             ends_on=ends_on,
             created_by=created_by,
@@ -175,17 +191,22 @@ def _seed(season: Season, players: Sequence[Player]) -> None:
     Seed.objects.bulk_create(Seed(season=season, player=player, seed=n) for n, player in enumerate(players, 1))
 
 
-def knockout_seeding(*, club: Club, players: Sequence[Player], seeded_from: Season | None = None) -> list[Player]:
-    """``players`` best first: by their place in ``seeded_from``'s final standings if given (those not
-    in it after), then by the club's Elo rating from its confirmed results, then by name."""
+def club_ratings(club: Club) -> dict[int, float]:
+    """Each player's current Elo rating from the club's confirmed results (absent: never rated)."""
     rows = (
         Game.objects.filter(season__club=club, league_status=LeagueStatus.CONFIRMED, over=True, winner__isnull=False)
         .order_by("finished_at", "pk")
         .values_list("pk", "winner_id", "player_one_id", "player_two_id")
     )
-    ratings = elo_ratings(
+    return elo_ratings(
         RatedGame(key=pk, winner=winner, loser=two if winner == one else one) for pk, winner, one, two in rows
     ).current
+
+
+def knockout_seeding(*, club: Club, players: Sequence[Player], seeded_from: Season | None = None) -> list[Player]:
+    """``players`` best first: by their place in ``seeded_from``'s final standings if given (those not
+    in it after), then by the club's Elo rating from its confirmed results, then by name."""
+    ratings = club_ratings(club)
     places: dict[int, int] = {}
     if seeded_from is not None:
         places = {row.player_id: row.position for row in season_standings(seeded_from).rows}
@@ -331,7 +352,7 @@ def season_set_ranking(*, season: Season, ranking: Iterable[str]) -> Season:
     closed, since it would reorder the final standings."""
     with transaction.atomic():
         _refuse_closed(season, lock=True)
-        season.ranking = _clean_ranking(ranking)
+        season.ranking = _clean_ranking(ranking, season.format)
         season.save(update_fields=["ranking"])
     return season
 

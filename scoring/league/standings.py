@@ -25,6 +25,8 @@ from scoring.selectors import is_overdue, overdue_q
 __all__ = ["is_overdue", "overdue_q"]  # the due-date rule lives with the to-do (scoring.selectors)
 
 RANKING_CRITERIA = {
+    "match_points": "Match points (a win or a bye: 1)",
+    "buchholz": "Buchholz (the opponents' match points)",
     "wins": "Games won",
     "net": "Net points",
     "head_to_head": "Head-to-head (games between the tied players)",
@@ -34,8 +36,12 @@ RANKING_CRITERIA = {
     "fewest_undercuts": "Fewest undercuts received",
 }
 DEFAULT_RANKING = ["wins", "net", "head_to_head"]
+# A Swiss night ranks by match points first (its pairing does), then by its tie-breakers.
+SWISS_TIE_BREAKERS = ["buchholz", "net", "head_to_head", "gins"]
 # What a standings line says put the player above the next line ("Ann ... on head-to-head").
 AHEAD_BY_WORDS = {
+    "match_points": "on match points",
+    "buchholz": "on Buchholz",
     "wins": "on games won",
     "net": "on net points",
     "head_to_head": "on head-to-head",
@@ -61,6 +67,10 @@ class Row:
     gins: int = 0
     undercuts_given: int = 0
     undercuts_received: int = 0
+    # A Swiss night: byes had, match points (wins + byes) and Buchholz (opponents' match points).
+    byes: int = 0
+    match_points: int = 0
+    buchholz: int = 0
     position: int = 0
     tied: bool = False
     decided_by: str = ""  # the criterion that separated this player from the one above
@@ -114,7 +124,10 @@ def _head_to_head(group: Sequence[Row], pairs: dict[tuple[int, int], PairResult]
     return {player: (wins, net) for player, (wins, net) in score.items()}
 
 
-_ROW_FIGURE = {"wins": "won", "net": "net", "avg_margin": "avg_margin", "hands_won": "hands_won", "gins": "gins"}
+_ROW_FIGURE = {
+    "match_points": "match_points", "buchholz": "buchholz", "wins": "won", "net": "net",
+    "avg_margin": "avg_margin", "hands_won": "hands_won", "gins": "gins",
+}
 
 
 def _key(row: Row, criterion: str, h2h: dict[int, tuple[int, int]] | None):
@@ -255,6 +268,8 @@ def season_standings(season) -> Standings:
             continue
         for name, value in figures.items():
             setattr(row, name, value)
+    if season.format == SeasonFormat.SWISS:
+        _swiss_figures(season, rows, lines)
     ranking = season.ranking or DEFAULT_RANKING
     # Results by pair of players, each pair once (from the lower id's side), for head-to-head: only
     # between players the criteria before it leave level, the only ones it can separate.
@@ -269,6 +284,22 @@ def season_standings(season) -> Standings:
 
     provisional = provisional_games(season)
     return Standings(rows=rank(list(rows.values()), ranking, pairs), ranking=list(ranking), provisional=provisional)
+
+
+def _swiss_figures(season, rows: dict[int, Row], lines) -> None:
+    """A Swiss night's match points (confirmed wins, and one for each bye) and Buchholz: the sum of the
+    match points of the opponents actually played (a bye adds nothing; docs/league.md)."""
+    from_byes = (
+        season.swiss_rounds_played.filter(published=True, bye__isnull=False).order_by().values_list("bye_id", flat=True)
+    )
+    for player_id in from_byes:
+        if player_id in rows:
+            rows[player_id].byes += 1
+    for row in rows.values():
+        row.match_points = row.won + row.byes
+    for player_id, opponent_id in lines.values_list("player_id", "opponent_id"):
+        if player_id in rows and opponent_id in rows:
+            rows[player_id].buchholz += rows[opponent_id].match_points
 
 
 def provisional_games(season) -> list:
