@@ -1,5 +1,7 @@
 """A Swiss night (issue 28): opening the night, check-in, pairing and publishing rounds."""
 
+import datetime
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -8,7 +10,7 @@ from rest_framework.test import APIClient
 from players import clubs
 from scoring.league import night
 from scoring.league import services as league
-from scoring.models import Fixture, Season, SeasonFormat, SwissEntry, SwissRound
+from scoring.models import Fixture, Game, Season, SeasonFormat, SwissEntry, SwissRound
 from tests.factories import PlayerFactory
 from tests.league_setup import make_club, start_and_finish
 from tests.test_api_league import api_client
@@ -324,3 +326,65 @@ def test_the_schema_documents_the_swiss_night_operations():
     schema = APIClient().get("/api/schema/").content.decode()
     for path in ("/check-in/", "/rounds/pair/", "/rounds/swap/", "/rounds/publish/"):
         assert path in schema
+
+
+# --- 4. playing a timed round ----------------------------------------------------------------------------
+
+
+def test_time_for_the_room_is_called_on_every_game_of_the_round_still_in_play():
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=6, round_minutes=30)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    night.round_publish(season=night_, published_by=cast.owner)
+    first, second, third = Fixture.objects.filter(season=night_).order_by("table")
+    finished = start_and_finish(first, first.home, started_by=None)  # over before time: keeps its result
+    in_play = league.fixture_start(fixture=second, started_by=None)
+    called = night.round_call_time(season=night_, called_by=cast.owner)
+    assert [game.pk for game in called] == [in_play.pk]
+    in_play.refresh_from_db()
+    finished.refresh_from_db()
+    assert in_play.time_called_after == 0 and finished.time_called_after is None
+    assert not Game.objects.filter(fixture=third).exists()  # a game not started is not called (nor started)
+    assert SwissRound.objects.get().time_called_at is not None
+
+
+def test_time_is_not_called_on_a_night_played_to_the_target():
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=4)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    night.round_publish(season=night_, published_by=cast.owner)
+    with pytest.raises(ValidationError) as refused:
+        night.round_call_time(season=night_, called_by=cast.owner)
+    assert "to the target" in refused.value.message_dict["round"][0]
+
+
+def test_a_timed_round_shows_its_deadline_from_the_server_and_the_organiser_s_time_button(client):
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=4, round_minutes=30)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    round_ = night.round_publish(season=night_, published_by=cast.owner)
+    client.force_login(cast.owner)
+    base = [cast.club.slug, night_.pk]
+    page = client.get(reverse("league:night", args=base)).content.decode()
+    deadline = round_.started_at + datetime.timedelta(minutes=30)
+    assert f'data-deadline="{int(deadline.timestamp())}"' in page
+    assert "Time (for the room)" in page
+    fixture = Fixture.objects.filter(season=night_).first()
+    league.fixture_start(fixture=fixture, started_by=None)
+    client.post(reverse("league:night_time", args=base))
+    assert Game.objects.get(fixture=fixture).time_called_after == 0
+    assert "Time has been called" in client.get(reverse("league:night", args=base)).content.decode()
+
+
+def test_the_api_calls_time_for_the_room_and_gives_a_timed_rounds_deadline():
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=4, round_minutes=25)
+    admin = api_client(cast.admin)
+    admin.post(f"/api/seasons/{night_.pk}/rounds/pair/", {}, format="json")
+    published = admin.post(f"/api/seasons/{night_.pk}/rounds/publish/", {}, format="json").json()
+    assert published["ends_at"] is not None
+    fixture = Fixture.objects.filter(season=night_).first()
+    game = league.fixture_start(fixture=fixture, started_by=None)
+    assert api_client(cast.player).post(f"/api/seasons/{night_.pk}/rounds/time/", {}, format="json").status_code == 403
+    called = admin.post(f"/api/seasons/{night_.pk}/rounds/time/", {}, format="json")
+    assert called.status_code == 200 and called.json() == {"games": [game.pk]}

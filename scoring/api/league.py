@@ -402,6 +402,25 @@ class SeasonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
 
         return idempotent(request, perform, self.handle_exception)
 
+    @extend_schema(
+        summary="Call time for the room (the club's owner and admins)",
+        description="A timed Swiss night: time is called on every game of the current round still in play "
+        "(the hand in progress is each game's last unless the players are level; docs/rules.md).",
+        request=None,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: ls.RoomTimeSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="rounds/time", pagination_class=None, filterset_class=None)
+    def round_time(self, request, pk=None):
+        season = self.get_object()
+        _managed(request.user, season.club)
+
+        def perform():
+            called = night.round_call_time(season=season, called_by=request.user)
+            return Response(ls.RoomTimeSerializer({"games": [game.pk for game in called]}).data)
+
+        return idempotent(request, perform, self.handle_exception)
+
 
 # ---------------------------------------------------------------------------
 # Fixtures

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from players.clubs import club_role
 from players.models import Club, Membership, Player
 from scoring.api.serializers import PlayerRefSerializer, RulesField, TextField
+from scoring.league.selectors import round_ends_at
 from scoring.league.standings import RANKING_CRITERIA
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat
 
@@ -173,6 +174,9 @@ class SwissRoundSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     published = serializers.BooleanField(help_text="false: a draft only the organisers see.")
     started_at = serializers.DateTimeField(allow_null=True, help_text="When it was published (a timed round's clock).")
+    ends_at = serializers.DateTimeField(
+        allow_null=True, help_text="A timed round: when its time is up (the server's clock); else null."
+    )
     pairings = TablePairingSerializer(many=True)
     bye = serializers.IntegerField(allow_null=True, help_text="The player with the bye (one match point), or null.")
     rematches = serializers.ListField(
@@ -188,6 +192,7 @@ class SwissRoundSerializer(serializers.Serializer):
             "number": instance.number,
             "published": instance.published,
             "started_at": instance.started_at,
+            "ends_at": round_ends_at(instance.season, instance),
             "pairings": [{"table": t, "one": one, "two": two} for t, one, two in sorted(data["pairings"])],
             "bye": data["bye"],
             "rematches": data["rematches"],
@@ -195,6 +200,10 @@ class SwissRoundSerializer(serializers.Serializer):
         if hasattr(instance, "swap_created_rematch"):
             body["swap_created_rematch"] = instance.swap_created_rematch
         return super().to_representation(body)
+
+
+class RoomTimeSerializer(serializers.Serializer):
+    games = serializers.ListField(child=serializers.IntegerField(), help_text="The games time was called on.")
 
 
 class OpenGameSerializer(serializers.Serializer):

@@ -16,12 +16,12 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from players.models import Membership, Player
-from scoring import permissions
+from scoring import permissions, services
 from scoring.changes import notify_season_change
 from scoring.engine import swiss
 from scoring.league.services import club_ratings
 from scoring.league.standings import season_standings
-from scoring.models import Fixture, LeagueStatus, Season, SwissEntry, SwissRound
+from scoring.models import Fixture, Game, LeagueStatus, Season, SwissEntry, SwissRound
 
 
 def _swiss_night(season: Season) -> Season:
@@ -234,3 +234,28 @@ def round_publish(*, season: Season, published_by) -> SwissRound:
         notify_season_change(season_id=locked.pk)
     return draft
 
+
+
+# --- playing a round ---------------------------------------------------------------------------------------
+
+
+def round_call_time(*, season: Season, called_by) -> list[Game]:
+    """Time for the room: time is called (``services.game_call_time``) on every game of the current
+    round still in play; a game already over, or one whose rules are not ended by time, is left as it
+    is. Refused on a night played to the target. Returns the games time was called on."""
+    with transaction.atomic():
+        locked = _swiss_night(season)
+        if locked.round_minutes is None:
+            raise ValidationError({"round": "This night's games are played to the target: time is not called."})
+        current = SwissRound.objects.filter(season=locked, published=True).order_by("-number").first()
+        if current is None:
+            raise ValidationError({"round": "No round has been published yet."})
+        open_games = Game.objects.filter(season=locked, fixture__round=current.number, over=False).order_by("pk")
+        called = []
+        for game in open_games:
+            if services.time_call_refusal(game):
+                continue
+            called.append(services.game_call_time(game=game, called_by=called_by))
+        current.time_called_at = timezone.now()
+        current.save(update_fields=["time_called_at"])
+    return called

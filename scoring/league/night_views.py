@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from players import clubs
@@ -55,6 +56,7 @@ def night_page(request, slug, pk):
         "rounds_published": published,
         "draft": draft,
         "rounds": rounds,
+        "now": timezone.now(),
         "pair_form": PairForm() if published == 0 else None,
         "swap_form": SwapForm(seated=_seated(draft)) if draft else None,
     }
@@ -150,4 +152,21 @@ def night_publish(request, slug, pk):
         messages.error(request, _error_text(error))
     else:
         messages.success(request, f"Round {round_.number} is published: the players may start their games.")
+    return redirect("league:night", slug=club.slug, pk=season.pk)
+
+
+@require_POST
+def night_time(request, slug, pk):
+    """The organiser calls time for the room: every game of the current round still in play."""
+    if (response := _login_first(request)) is not None:
+        return response
+    club, season = _night_managed(request, slug, pk)
+    try:
+        called = night.round_call_time(season=season, called_by=request.user)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+    else:
+        messages.success(
+            request, f"Time called on {len(called)} game(s): the hand in progress is each game's last unless level."
+        )
     return redirect("league:night", slug=club.slug, pk=season.pk)

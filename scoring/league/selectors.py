@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 from players.models import Membership, Player
@@ -54,6 +55,7 @@ class NightRound:
     round: SwissRound
     tables: list[TableLine]
     bye: Player | None
+    ends_at: datetime.datetime | None = None  # a timed round's deadline (the server's clock)
 
 
 def night_draft(season: Season) -> NightRound | None:
@@ -70,6 +72,13 @@ def night_draft(season: Season) -> NightRound | None:
         for table, one, two in sorted(data["pairings"])
     ]
     return NightRound(round=draft, tables=tables, bye=players.get(data["bye"]))
+
+
+def round_ends_at(season: Season, round_: SwissRound) -> datetime.datetime | None:
+    """When a timed round's time is up: published + the night's round length (None: not timed, or a draft)."""
+    if season.round_minutes is None or round_.started_at is None:
+        return None
+    return round_.started_at + datetime.timedelta(minutes=season.round_minutes)
 
 
 def night_rounds(season: Season) -> list[NightRound]:
@@ -90,6 +99,7 @@ def night_rounds(season: Season) -> list[NightRound]:
                 for fixture in fixtures.get(round_.number, [])
             ],
             bye=round_.bye,
+            ends_at=round_ends_at(season, round_),
         )
         for round_ in rounds
     ]

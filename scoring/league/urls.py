@@ -31,6 +31,7 @@ urlpatterns = [
     path("<slug:slug>/seasons/<int:pk>/night/pair/", night_views.night_pair, name="night_pair"),
     path("<slug:slug>/seasons/<int:pk>/night/swap/", night_views.night_swap, name="night_swap"),
     path("<slug:slug>/seasons/<int:pk>/night/publish/", night_views.night_publish, name="night_publish"),
+    path("<slug:slug>/seasons/<int:pk>/night/time/", night_views.night_time, name="night_time"),
     path("<slug:slug>/seasons/<int:pk>/bracket/", views.bracket, name="bracket"),
     path("<slug:slug>/seasons/<int:pk>/bracket/board/", views.bracket_board, name="bracket_board"),
     path("<slug:slug>/seasons/<int:pk>/bracket/games/", views.tie_game_start, name="tie_game_start"),
