@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 from players import clubs
 from scoring.league import night
 from scoring.league import services as league
+from scoring.league.standings import current_standings, season_standings
 from scoring.models import Fixture, Game, Season, SeasonFormat, SwissEntry, SwissRound
 from tests.factories import PlayerFactory
 from tests.league_setup import make_club, start_and_finish
@@ -388,3 +389,71 @@ def test_the_api_calls_time_for_the_room_and_gives_a_timed_rounds_deadline():
     assert api_client(cast.player).post(f"/api/seasons/{night_.pk}/rounds/time/", {}, format="json").status_code == 403
     called = admin.post(f"/api/seasons/{night_.pk}/rounds/time/", {}, format="json")
     assert called.status_code == 200 and called.json() == {"games": [game.pk]}
+
+
+# --- 5. standings -------------------------------------------------------------------------------------------
+
+
+def _hand_built_night(cast):
+    """Five players, two rounds, results fixed by hand: round 1 Ann beat Bob, Cy beat Di, Ed had the
+    bye; round 2 Ann beat Cy, Ed beat Bob, Di had the bye."""
+    night_ = _night(cast)
+    names = ["Ann", "Bob", "Cy", "Di", "Ed"]
+    by = {name: clubs.member_add_guest(club=cast.club, name=name, added_by=cast.owner).player for name in names}
+    for player in by.values():
+        night.check_in(season=night_, player=player, checked_in_by=cast.owner)
+    for number, games, bye in ((1, [("Ann", "Bob"), ("Cy", "Di")], "Ed"), (2, [("Ann", "Cy"), ("Ed", "Bob")], "Di")):
+        SwissRound.objects.create(
+            season=night_, number=number, published=True, bye=by[bye],
+            pairing={"pairings": [], "bye": by[bye].pk, "rematches": [], "unmet_table_wishes": [], "order": []},
+        )
+        for table, (winner, loser) in enumerate(games, 1):
+            fixture = Fixture.objects.create(season=night_, round=number, table=table, home=by[winner], away=by[loser])
+            game = start_and_finish(fixture, by[winner], started_by=None)
+            league.game_confirm(game=game, confirmed_by=None)
+    return night_
+
+
+def test_swiss_standings_rank_by_match_points_then_buchholz_computed_by_hand():
+    cast = make_club()
+    night_ = _hand_built_night(cast)
+    rows = season_standings(night_).rows
+    # match points: Ann 2, Ed 2 (bye + win), Cy 1, Di 1 (bye), Bob 0
+    # Buchholz (opponents' match points, a bye adds nothing): Ann 0+1=1, Ed 0, Cy 1+2=3, Di 1, Bob 2+2=4
+    assert [(r.name, r.match_points, r.buchholz, r.byes, r.ahead_by_words) for r in rows] == [
+        ("Ann", 2, 1, 0, "on Buchholz"),
+        ("Ed", 2, 0, 1, "on match points"),
+        ("Cy", 1, 3, 0, "on Buchholz"),
+        ("Di", 1, 1, 1, "on match points"),
+        ("Bob", 0, 4, 0, ""),
+    ]
+    assert night_.ranking == ["match_points", "buchholz", "net", "head_to_head", "gins"]
+
+
+def test_the_season_page_and_the_api_show_match_points_and_buchholz(client):
+    cast = make_club()
+    night_ = _hand_built_night(cast)
+    page = client.get(reverse("league:season", args=[cast.club.slug, night_.pk])).content.decode()
+    assert "Bhz" in page and "on Buchholz" in page
+    rows = APIClient().get(f"/api/seasons/{night_.pk}/standings/").json()["rows"]
+    assert [(r["player"]["name"], r["match_points"], r["buchholz"]) for r in rows[:2]] == [("Ann", 2, 1), ("Ed", 2, 0)]
+
+
+def test_match_points_and_buchholz_rank_a_swiss_night_only():
+    cast = make_club()
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    with pytest.raises(ValidationError) as refused:
+        league.season_create(
+            club=cast.club, name="Spring", players=[pat, quinn], ranking=["buchholz"], created_by=cast.owner
+        )
+    assert "Swiss night only" in refused.value.message_dict["ranking"][0]
+
+
+def test_a_bye_counts_in_the_standings_as_soon_as_its_round_is_published():
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=3)
+    assert all(row.match_points == 0 for row in current_standings(night_).rows)  # computed and kept
+    night.round_pair(season=night_, paired_by=cast.owner)
+    round_ = night.round_publish(season=night_, published_by=cast.owner)
+    rows = {row.player_id: row for row in current_standings(night_).rows}
+    assert (rows[round_.bye_id].match_points, rows[round_.bye_id].net) == (1, 0)

@@ -292,6 +292,11 @@ class StandingsRowSerializer(serializers.Serializer):
     gins = serializers.IntegerField()
     undercuts_given = serializers.IntegerField()
     undercuts_received = serializers.IntegerField()
+    match_points = serializers.IntegerField(help_text="A Swiss night: games won plus byes (0 in other seasons).")
+    buchholz = serializers.IntegerField(
+        help_text="A Swiss night: the match points of the opponents played (a bye adds nothing)."
+    )
+    byes = serializers.IntegerField(help_text="A Swiss night: byes had (one match point each, no net points).")
     decided_by = TextField(help_text="The criterion that put this player below the one above.")
     ahead_by = TextField(
         help_text='The criterion that put this player above the next one ("" for the last, or when level with it).'

@@ -387,6 +387,11 @@ def confirmed_version(season) -> str:
     players = season.players.order_by().aggregate(count=Count("pk"), ids=Sum("pk"))
     entrants = f"{players['count']}.{players['ids'] or 0}"  # one player taken off and another put on: moves
     ranking = ",".join(season.ranking or [])
+    if season.format == SeasonFormat.SWISS:  # a round published with a bye moves a match point
+        byes = season.swiss_rounds_played.filter(published=True).order_by().aggregate(
+            count=Count("bye_id"), ids=Sum("bye_id")
+        )
+        ranking += f".byes{byes['count']}.{byes['ids'] or 0}"
     return f"{changes.version_text(figures['count'], figures['updated'], figures['confirmed'])}.{entrants}.{ranking}"
 
 
