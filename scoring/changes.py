@@ -20,7 +20,7 @@ import datetime
 from django.db import connections
 from django.db.models import Count, Max
 
-from scoring.models import Game
+from scoring.models import Game, SwissRound
 
 CHANNEL = "ginleague_changes"  # season:<id>: a game of the season changed
 GAME_CHANNEL = "ginleague_games"  # game:<id>: the game changed (friendly games too)
@@ -69,36 +69,50 @@ def version_text(count: int, updated: datetime.datetime | None, confirmed: datet
 
 
 def season_version(season_id: int) -> str:
-    """A short text that changes whenever a game of the season is added, changed, confirmed or removed.
+    """A short text that changes whenever a game of the season is added, changed, confirmed or removed,
+    or a round of a Swiss night is published (its pairings go up on the wall before any game starts).
 
-    One aggregate over an index on (season, updated_at, confirmed_at).
+    One aggregate over an index on (season, updated_at, confirmed_at), and one over the night's rounds.
     """
-    figures = (
-        Game.objects.filter(season_id=season_id)
-        .order_by()
-        .aggregate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
-    )
-    return version_text(figures["count"], figures["updated"], figures["confirmed"])
+    return season_versions([season_id])[season_id]
+
+
+def _later(one: datetime.datetime | None, two: datetime.datetime | None) -> datetime.datetime | None:
+    return max(one, two) if one and two else one or two
 
 
 def season_versions(season_ids) -> dict[int, str]:
-    """``season_version`` of many seasons in one query (a season with no game yet has the empty version)."""
-    found = {
-        row["season_id"]: version_text(row["count"], row["updated"], row["confirmed"])
-        for row in Game.objects.filter(season_id__in=list(season_ids))
+    """``season_version`` of many seasons in two queries (a season with no game yet has the empty version)."""
+    ids = list(season_ids)
+    figures = {
+        row["season_id"]: [row["count"], row["updated"], row["confirmed"]]
+        for row in Game.objects.filter(season_id__in=ids)
         .order_by()
         .values("season_id")
         .annotate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
     }
-    return {season_id: found.get(season_id, version_text(0, None, None)) for season_id in season_ids}
+    for row in (
+        SwissRound.objects.filter(season_id__in=ids, published=True)
+        .order_by()
+        .values("season_id")
+        .annotate(count=Count("*"), started=Max("started_at"))
+    ):
+        line = figures.setdefault(row["season_id"], [0, None, None])
+        line[0] += row["count"]
+        line[1] = _later(line[1], row["started"])
+    return {season_id: version_text(*figures.get(season_id, (0, None, None))) for season_id in ids}
 
 
 def season_versions_sql() -> str:
-    """``season_versions`` as one SQL statement taking a list of season ids (PostgreSQL's ANY)."""
-    table = Game._meta.db_table
+    """``season_versions`` as one SQL statement taking a list of season ids twice (PostgreSQL's ANY)."""
+    games, rounds = Game._meta.db_table, SwissRound._meta.db_table
     return (
-        f"SELECT season_id, count(*), max(updated_at), max(confirmed_at) FROM {table} "  # noqa: S608
-        "WHERE season_id = ANY(%s) GROUP BY season_id"
+        "SELECT season_id, sum(n)::bigint, max(u), max(c) FROM ("  # noqa: S608
+        f"SELECT season_id, count(*) AS n, max(updated_at) AS u, max(confirmed_at) AS c FROM {games} "
+        "WHERE season_id = ANY(%s) GROUP BY season_id "
+        f"UNION ALL SELECT season_id, count(*), max(started_at), NULL::timestamptz FROM {rounds} "
+        "WHERE published AND season_id = ANY(%s) GROUP BY season_id"
+        ") AS versions GROUP BY season_id"
     )
 
 

@@ -4,10 +4,12 @@ import datetime
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from players import clubs
+from scoring import changes
 from scoring.league import night
 from scoring.league import services as league
 from scoring.league.standings import current_standings, season_standings
@@ -457,3 +459,44 @@ def test_a_bye_counts_in_the_standings_as_soon_as_its_round_is_published():
     round_ = night.round_publish(season=night_, published_by=cast.owner)
     rows = {row.player_id: row for row in current_standings(night_).rows}
     assert (rows[round_.bye_id].match_points, rows[round_.bye_id].net) == (1, 0)
+
+
+# --- 6. the wall -------------------------------------------------------------------------------------------
+
+
+def _sql_versions(season_ids):
+    """The live hub's reading of season versions (PostgreSQL), as version texts."""
+    with connection.cursor() as cursor:
+        cursor.execute(changes.season_versions_sql(), [season_ids, season_ids])
+        return {row[0]: changes.version_text(*row[1:]) for row in cursor.fetchall()}
+
+
+def test_publishing_a_round_moves_the_season_version_the_wall_follows_as_the_live_hub_reads_it():
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=4)
+    before = changes.season_version(night_.pk)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    assert changes.season_version(night_.pk) == before  # a draft is not on the wall
+    night.round_publish(season=night_, published_by=cast.owner)
+    after = changes.season_version(night_.pk)
+    assert after != before
+    league.fixture_start(fixture=Fixture.objects.filter(season=night_).first(), started_by=None)
+    playing = changes.season_version(night_.pk)
+    assert playing != after
+    if connection.vendor == "postgresql":  # the hub's one statement says the same as the ORM
+        assert _sql_versions([night_.pk]) == {night_.pk: playing}
+
+
+def test_the_wall_shows_this_rounds_tables_the_bye_the_clock_and_match_points(client):
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=5, round_minutes=30)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    round_ = night.round_publish(season=night_, published_by=cast.owner)
+    board = client.get(reverse("league:wall_board", args=[cast.club.slug, night_.pk])).content.decode()
+    for fixture in Fixture.objects.filter(season=night_).select_related("home", "away"):
+        assert f'data-table="{fixture.table}"' in board
+        assert f"{fixture.home.name} v {fixture.away.name}" in board
+    assert "Round 1" in board and round_.bye.name in board and "Bye" in board
+    deadline = round_.started_at + datetime.timedelta(minutes=30)
+    assert f'data-deadline="{int(deadline.timestamp())}"' in board
+    assert "Bhz" in board

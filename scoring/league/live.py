@@ -268,7 +268,8 @@ async def _read_versions(listener, topics: set[str]) -> dict[str, str]:
     ids = topic_ids(topics)
     versions = {}
     if ids["season"]:
-        cursor = await listener.execute(season_versions_sql(), [sorted(ids["season"])])
+        seasons = sorted(ids["season"])
+        cursor = await listener.execute(season_versions_sql(), [seasons, seasons])
         found = {row[0]: version_text(*row[1:]) async for row in cursor}
         versions.update((season_topic(pk), found.get(pk, version_text(0, None, None))) for pk in ids["season"])
     if ids["game"]:

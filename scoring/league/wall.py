@@ -1,4 +1,5 @@
-"""The wall screen: a season's standings, live, in large type for a TV across the room.
+"""The wall screen: a season's standings, live, in large type for a TV across the room (a Swiss
+night's wall also shows the current round's tables and its clock).
 
 ``wall`` renders the page (it works without JavaScript: a plain page with a
 Reload link); ``wall_board`` renders its board partial; ``wall_events`` answers with an
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
 from scoring import permissions
 from scoring.league import live
+from scoring.league.selectors import night_rounds
 from scoring.league.standings import RANKING_CRITERIA, season_wall
 from scoring.models import Season
 
@@ -36,6 +39,9 @@ def _context(request, season: Season) -> dict:
         "more": 0 if shown is None else max(0, len(rows) - shown),
         "criteria": [RANKING_CRITERIA[name] for name in board.standings.ranking],
         "all_rows": shown is None,
+        # A Swiss night: this round's tables (big type) and its clock, drawn from the server's time.
+        "night_round": next(iter(night_rounds(season)), None) if season.is_swiss else None,
+        "now": timezone.now(),
     }
 
 

@@ -333,25 +333,3 @@
   window.addEventListener("online", function () { if (pending && !pending.controller) { sendAgain(); } });
   window.addEventListener("offline", handOver);
 }());
-
-// A timed round's clock (a Swiss night): the page gives the deadline and the server's time when it
-// was drawn, so the countdown follows the server's clock, not the phone's; no request is made.
-(function () {
-  "use strict";
-  var clocks = document.querySelectorAll(".round-clock[data-deadline]:not(.time-called)");
-  if (!clocks.length) { return; }
-  function two(n) { return (n < 10 ? "0" : "") + n; }
-  function tick() {
-    clocks.forEach(function (clock) {
-      var offset = clock._offset;
-      if (offset === undefined) {
-        offset = clock._offset = Number(clock.dataset.serverNow) * 1000 - Date.now();
-      }
-      var left = Math.max(0, Math.round((Number(clock.dataset.deadline) * 1000 - (Date.now() + offset)) / 1000));
-      var out = clock.querySelector(".clock-left");
-      if (out) { out.textContent = left ? Math.floor(left / 60) + ":" + two(left % 60) + " left" : "time is up"; }
-    });
-  }
-  tick();
-  window.setInterval(tick, 1000);
-}());

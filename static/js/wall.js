@@ -309,3 +309,26 @@
   window.addEventListener("online", function () { if (!source) { connect(); } });
   connect();
 })();
+
+/* A timed round's clock (a Swiss night, on the night page and the wall): the page gives the deadline and
+ * the server's time when it was drawn, so the countdown follows the server's clock, not the device's; it
+ * asks nothing of the server. A redrawn part brings a new clock, read afresh on the next tick. */
+(function () {
+  "use strict";
+  function two(n) { return (n < 10 ? "0" : "") + n; }
+  function tick() {
+    document.querySelectorAll(".round-clock[data-deadline]:not(.time-called)").forEach(function (clock) {
+      if (clock._offset === undefined) {
+        clock._offset = Number(clock.getAttribute("data-server-now")) * 1000 - Date.now();
+      }
+      var deadline = Number(clock.getAttribute("data-deadline")) * 1000;
+      var left = Math.max(0, Math.round((deadline - (Date.now() + clock._offset)) / 1000));
+      var out = clock.querySelector(".clock-left");
+      if (out) { out.textContent = left ? Math.floor(left / 60) + ":" + two(left % 60) + " left" : "time is up"; }
+    });
+  }
+  if (document.querySelector(".round-clock[data-deadline]")) {
+    tick();
+    window.setInterval(tick, 1000);
+  }
+})();
