@@ -500,3 +500,23 @@ def test_the_wall_shows_this_rounds_tables_the_bye_the_clock_and_match_points(cl
     deadline = round_.started_at + datetime.timedelta(minutes=30)
     assert f'data-deadline="{int(deadline.timestamp())}"' in board
     assert "Bhz" in board
+
+
+# --- 7. closing the night -----------------------------------------------------------------------------------
+
+
+def test_closing_the_night_names_the_champion_and_prints_each_rounds_pairings_and_results(client):
+    cast = make_club()
+    night_ = _hand_built_night(cast)
+    league.season_close(season=night_, closed_by=cast.owner)
+    assert night_.champion.name == "Ann"  # level with Ed on match points, ahead on Buchholz
+    sheet = client.get(reverse("league:season_print", args=[cast.club.slug, night_.pk])).content.decode()
+    assert "Friday night: round 1" in sheet and "Friday night: round 2" in sheet
+    assert sheet.count("bye: 1 match point") == 2
+    assert "Ann won by" in sheet and "champion: <strong>Ann</strong>" in sheet
+    page = client.get(reverse("league:night", args=[cast.club.slug, night_.pk])).content.decode()
+    assert "Champion: Ann" in page
+    with pytest.raises(ValidationError):
+        night.check_in(season=night_, player=cast.player_of(cast.player), checked_in_by=cast.owner)
+    with pytest.raises(ValidationError):
+        night.round_pair(season=night_, paired_by=cast.owner)

@@ -36,6 +36,7 @@ from scoring.league.forms import (
     SeasonForm,
     TieGameForm,
 )
+from scoring.league.selectors import night_rounds
 from scoring.league.standings import (
     RANKING_CRITERIA,
     current_standings,
@@ -687,5 +688,7 @@ def season_print(request, slug, pk):
         "criteria": [RANKING_CRITERIA[name] for name in standings.ranking],
         "fixtures": fixtures,
         "printed_on": timezone.localdate(),
+        # A Swiss night prints a pairings and results sheet per round (one page each), round 1 first.
+        "night_rounds": list(reversed(night_rounds(season))) if season.is_swiss else None,
     }
     return render(request, "league/season_print.html", context)
