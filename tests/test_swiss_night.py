@@ -285,6 +285,7 @@ def test_the_organiser_pairs_swaps_and_publishes_on_the_night_page(client):
     assert draft.first_round == "random"
     page = client.get(reverse("league:night", args=base)).content.decode()
     assert "Round 1: pairing to check" in page and "bye (1 match point)" in page
+    assert "<title>Friday night · Thursday Gin · GinLeague</title>" in page
     bye = draft.pairing["bye"]
     _, one, _ = draft.pairing["pairings"][0]
     client.post(reverse("league:night_swap", args=base), {"one": one, "two": bye})
