@@ -9,6 +9,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from players import clubs
+from players.models import Player
 from scoring import changes
 from scoring.league import night
 from scoring.league import services as league
@@ -521,3 +522,17 @@ def test_closing_the_night_names_the_champion_and_prints_each_rounds_pairings_an
         night.check_in(season=night_, player=cast.player_of(cast.player), checked_in_by=cast.owner)
     with pytest.raises(ValidationError):
         night.round_pair(season=night_, paired_by=cast.owner)
+
+
+def test_a_swap_with_a_player_not_in_the_round_is_refused_by_name():
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=4)
+    draft = night.round_pair(season=night_, paired_by=cast.owner)
+    stranger = clubs.member_add_guest(club=cast.club, name="Stan", added_by=cast.owner).player
+    one = Player.objects.get(pk=draft.pairing["pairings"][0][1])
+    refused = api_client(cast.owner).post(
+        f"/api/seasons/{night_.pk}/rounds/swap/", {"one": one.pk, "two": stranger.pk}, format="json"
+    )
+    assert refused.status_code == 400
+    assert "Stan is not in this round" in str(refused.json())
+    assert SwissRound.objects.get().pairing == draft.pairing

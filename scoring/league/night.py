@@ -188,7 +188,7 @@ def swap_creates_rematch(*, season: Season, one: Player, two: Player) -> bool:
     try:
         return swiss.swap_creates_rematch(round_from_json(draft.pairing), one.pk, two.pk, played_pairs(season))
     except swiss.PairingError as error:
-        raise ValidationError({error.field: f"{error.message}"}) from None
+        raise ValidationError({error.field: _player_words(error.message, (one, two))}) from None
 
 
 def round_swap(*, season: Season, one: Player, two: Player, swapped_by) -> SwissRound:
