@@ -11,6 +11,8 @@ from scoring.models import (
     Seed,
     StandingLine,
     StandingTotal,
+    SwissEntry,
+    SwissRound,
 )
 
 
@@ -124,6 +126,25 @@ class SeedAdmin(admin.ModelAdmin):
     list_display = ["season", "seed", "player"]
     list_select_related = ["season", "player"]
     raw_id_fields = ["season", "player"]
+
+
+@admin.register(SwissEntry)
+class SwissEntryAdmin(admin.ModelAdmin):
+    """A Swiss night's check-in (written by scoring.league.night.check_in and check_out)."""
+
+    list_display = ["season", "player", "present", "dropped_after_round", "fixed_table"]
+    list_select_related = ["season", "player"]
+    raw_id_fields = ["season", "player"]
+
+
+@admin.register(SwissRound)
+class SwissRoundAdmin(admin.ModelAdmin):
+    """A Swiss night's rounds: the pairing is the engine's (scoring.league.night), read-only here."""
+
+    list_display = ["season", "number", "published", "started_at", "bye"]
+    list_select_related = ["season", "bye"]
+    raw_id_fields = ["season", "bye"]
+    readonly_fields = ["pairing"]
 
 
 class DerivedAdmin(admin.ModelAdmin):
