@@ -18,9 +18,9 @@ from __future__ import annotations
 import datetime
 
 from django.db import connections
-from django.db.models import Count, Max
+from django.db.models import Count, Max, OuterRef, Subquery
 
-from scoring.models import Game, SwissRound
+from scoring.models import Game, Season, SwissRound
 
 CHANNEL = "ginleague_changes"  # season:<id>: a game of the season changed
 GAME_CHANNEL = "ginleague_games"  # game:<id>: the game changed (friendly games too)
@@ -72,7 +72,7 @@ def season_version(season_id: int) -> str:
     """A short text that changes whenever a game of the season is added, changed, confirmed or removed,
     or a round of a Swiss night is published (its pairings go up on the wall before any game starts).
 
-    One aggregate over an index on (season, updated_at, confirmed_at), and one over the night's rounds.
+    One query: aggregates over an index on (season, updated_at, confirmed_at), and over the night's rounds.
     """
     return season_versions([season_id])[season_id]
 
@@ -81,26 +81,35 @@ def _later(one: datetime.datetime | None, two: datetime.datetime | None) -> date
     return max(one, two) if one and two else one or two
 
 
+def _one_figure(queryset, **aggregate) -> Subquery:
+    """A per-season aggregate as a subquery of the season's row."""
+    ((name, expression),) = aggregate.items()
+    return Subquery(queryset.filter(season_id=OuterRef("pk")).order_by().values("season_id").annotate(
+        **{name: expression}
+    ).values(name))
+
+
 def season_versions(season_ids) -> dict[int, str]:
-    """``season_version`` of many seasons in two queries (a season with no game yet has the empty version)."""
+    """``season_version`` of many seasons in one query (a season with no game yet has the empty version)."""
     ids = list(season_ids)
-    figures = {
-        row["season_id"]: [row["count"], row["updated"], row["confirmed"]]
-        for row in Game.objects.filter(season_id__in=ids)
+    games, rounds = Game.objects.all(), SwissRound.objects.filter(published=True)
+    rows = (
+        Season.objects.filter(pk__in=ids)
         .order_by()
-        .values("season_id")
-        .annotate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+        .annotate(
+            game_count=_one_figure(games, n=Count("*")),
+            updated=_one_figure(games, u=Max("updated_at")),
+            confirmed=_one_figure(games, c=Max("confirmed_at")),
+            round_count=_one_figure(rounds, n=Count("*")),
+            started=_one_figure(rounds, s=Max("started_at")),
+        )
+        .values_list("pk", "game_count", "updated", "confirmed", "round_count", "started")
+    )
+    found = {
+        pk: version_text((game_count or 0) + (round_count or 0), _later(updated, started), confirmed)
+        for pk, game_count, updated, confirmed, round_count, started in rows
     }
-    for row in (
-        SwissRound.objects.filter(season_id__in=ids, published=True)
-        .order_by()
-        .values("season_id")
-        .annotate(count=Count("*"), started=Max("started_at"))
-    ):
-        line = figures.setdefault(row["season_id"], [0, None, None])
-        line[0] += row["count"]
-        line[1] = _later(line[1], row["started"])
-    return {season_id: version_text(*figures.get(season_id, (0, None, None))) for season_id in ids}
+    return {season_id: found.get(season_id, version_text(0, None, None)) for season_id in ids}
 
 
 def season_versions_sql() -> str:
