@@ -202,10 +202,11 @@ def test_matrix_covers_every_api_route(game, people):
 
     from scoring.api.urls import urlpatterns
     from tests.test_api_league import LEAGUE_ROUTES  # the league matrix covers these (and checks that it does)
+    from tests.test_swiss_night import SWISS_ROUTES  # and the Swiss night's matrix these
 
     rows = endpoints(game, people)
     assert [row[0] for row in rows] == ENDPOINT_NAMES
-    covered = {resolve(path.split("?")[0]).url_name for _, _, path, _, _, _ in rows} | LEAGUE_ROUTES
+    covered = {resolve(path.split("?")[0]).url_name for _, _, path, _, _, _ in rows} | LEAGUE_ROUTES | SWISS_ROUTES
     served = {pattern.name for pattern in urlpatterns} - {"schema", "docs", "not-found"}
     assert served <= covered, served - covered
 

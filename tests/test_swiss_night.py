@@ -5,7 +5,7 @@ import datetime
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.urls import reverse
+from django.urls import resolve, reverse
 from rest_framework.test import APIClient
 
 from players import clubs
@@ -536,3 +536,49 @@ def test_a_swap_with_a_player_not_in_the_round_is_refused_by_name():
     assert refused.status_code == 400
     assert "Stan is not in this round" in str(refused.json())
     assert SwissRound.objects.get().pairing == draft.pairing
+
+
+# --- the API's permission matrix for a Swiss night's writes ----------------------------------------------
+
+# The API routes the matrix below covers (tests/test_api.py checks every route is covered by some matrix).
+SWISS_ROUTES = frozenset(
+    {"season-check-in", "season-round-pair", "season-round-swap", "season-round-publish", "season-round-time"}
+)
+
+
+def _swiss_call(route, cast, night_):
+    """(path, body) of one Swiss night write, with the night brought to the state it needs."""
+    base = f"/api/seasons/{night_.pk}"
+    if route == "season-check-in":
+        return f"{base}/check-in/", {"player": cast.guest.pk, "here": False}
+    if route == "season-round-pair":
+        return f"{base}/rounds/pair/", {}
+    draft = night.round_pair(season=night_, paired_by=cast.owner)
+    if route == "season-round-swap":
+        (_, a, _), (_, c, _) = draft.pairing["pairings"]
+        return f"{base}/rounds/swap/", {"one": a, "two": c}
+    if route == "season-round-publish":
+        return f"{base}/rounds/publish/", {}
+    night.round_publish(season=night_, published_by=cast.owner)
+    return f"{base}/rounds/time/", {}
+
+
+@pytest.mark.parametrize("route", sorted(SWISS_ROUTES))
+@pytest.mark.parametrize(
+    ("role", "is_public", "status"),
+    [
+        (None, True, 403),
+        ("outsider", True, 403),
+        ("outsider", False, 404),
+        ("player", True, 403),
+        ("admin", True, 200),
+        ("owner", False, 200),
+    ],
+)
+def test_only_the_nights_organisers_write_to_it_through_the_api(route, role, is_public, status):
+    cast = make_club(is_public=is_public)
+    night_, _ = _checked_in_night(cast, count=5, round_minutes=30)
+    path, body = _swiss_call(route, cast, night_)
+    answer = api_client(getattr(cast, role) if role else None).post(path, body, format="json")
+    assert answer.status_code == status, answer.content
+    assert resolve(path).url_name == route
