@@ -582,3 +582,19 @@ def test_only_the_nights_organisers_write_to_it_through_the_api(route, role, is_
     answer = api_client(getattr(cast, role) if role else None).post(path, body, format="json")
     assert answer.status_code == status, answer.content
     assert resolve(path).url_name == route
+
+
+def test_the_organiser_gives_a_player_a_fixed_table_at_check_in_and_the_pairing_keeps_it(client):
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=4)
+    late = clubs.member_add_guest(club=cast.club, name="Wheelchair Wendy", added_by=cast.owner).player
+    client.force_login(cast.owner)
+    url = reverse("league:night_check_in", args=[cast.club.slug, night_.pk])
+    bad = client.post(url, {"player": late.pk, "here": "1", "fixed_table": "x"}, follow=True)
+    assert "Fixed table: give a table number" in bad.content.decode()
+    client.post(url, {"player": late.pk, "here": "1", "fixed_table": "3"})
+    assert SwissEntry.objects.get(player=late).fixed_table == 3
+    other = clubs.member_add_guest(club=cast.club, name="Otto", added_by=cast.owner).player
+    night.check_in(season=night_, player=other, checked_in_by=cast.owner)
+    draft = night.round_pair(season=night_, paired_by=cast.owner)
+    assert any(table == 3 and late.pk in (one, two) for table, one, two in draft.pairing["pairings"])

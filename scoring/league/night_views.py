@@ -71,9 +71,15 @@ def night_check_in(request, slug, pk):
     club, season = _night(request, slug, pk)
     player = get_object_or_404(Player, pk=request.POST.get("player") or 0, memberships__club=club)
     here = request.POST.get("here") != "0"
+    table = (request.POST.get("fixed_table") or "").strip()
+    if table and not table.isdigit():
+        messages.error(request, "Fixed table: give a table number (1, 2, ...), or leave it empty.")
+        return redirect("league:night", slug=club.slug, pk=season.pk)
     try:
         if here:
-            night.check_in(season=season, player=player, checked_in_by=request.user)
+            night.check_in(
+                season=season, player=player, checked_in_by=request.user, fixed_table=int(table) if table else None
+            )
         else:
             night.check_out(season=season, player=player, checked_out_by=request.user)
     except ValidationError as error:
