@@ -275,7 +275,7 @@ def test_every_round_of_a_random_night(night):
     play_night(night, check)
 
 
-@settings(max_examples=examples(quick=40, deep=1500), deadline=None)
+@settings(max_examples=examples(quick=80, deep=1500), deadline=None)
 @given(st.builds(dict, players=st.integers(2, 10), rounds=st.integers(1, 7),
                  first_round=st.sampled_from(["rating", "random"]), seed=st.integers(0, 2**32),
                  fixed_tables=st.just(False), most_present=st.just(10)))
