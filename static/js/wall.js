@@ -324,7 +324,8 @@
       var deadline = Number(clock.getAttribute("data-deadline")) * 1000;
       var left = Math.max(0, Math.round((deadline - (Date.now() + clock._offset)) / 1000));
       var out = clock.querySelector(".clock-left");
-      if (out) { out.textContent = left ? Math.floor(left / 60) + ":" + two(left % 60) + " left" : "time is up"; }
+      // The separator is written here: without JavaScript the line ends at the time.
+      if (out) { out.textContent = " · " + (left ? Math.floor(left / 60) + ":" + two(left % 60) + " left" : "time is up"); }
     });
   }
   if (document.querySelector(".round-clock[data-deadline]")) {
