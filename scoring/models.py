@@ -260,6 +260,10 @@ class Season(models.Model):
     # (null: each game to the target; minutes: a timed round, time called for the room at its end).
     swiss_rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     round_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A Swiss night's match points for a win (and a bye): 1 (win 1, loss 0), or 3 as some clubs count.
+    points_per_win = models.PositiveSmallIntegerField(
+        default=1, choices=[(1, "1 (win 1, loss 0)"), (3, "3 (win 3, loss 0)")]
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -398,10 +398,10 @@ def test_the_api_calls_time_for_the_room_and_gives_a_timed_rounds_deadline():
 # --- 5. standings -------------------------------------------------------------------------------------------
 
 
-def _hand_built_night(cast):
+def _hand_built_night(cast, **kwargs):
     """Five players, two rounds, results fixed by hand: round 1 Ann beat Bob, Cy beat Di, Ed had the
     bye; round 2 Ann beat Cy, Ed beat Bob, Di had the bye."""
-    night_ = _night(cast)
+    night_ = _night(cast, **kwargs)
     names = ["Ann", "Bob", "Cy", "Di", "Ed"]
     by = {name: clubs.member_add_guest(club=cast.club, name=name, added_by=cast.owner).player for name in names}
     for player in by.values():
@@ -432,6 +432,39 @@ def test_swiss_standings_rank_by_match_points_then_buchholz_computed_by_hand():
         ("Bob", 0, 4, 0, ""),
     ]
     assert night_.ranking == ["match_points", "buchholz", "net", "head_to_head", "gins"]
+
+
+def test_a_night_counting_3_for_a_win_gives_3_for_a_win_and_a_bye_and_the_same_order():
+    cast = make_club()
+    night_ = _hand_built_night(cast, points_per_win=3)
+    rows = season_standings(night_).rows
+    # the hand-worked figures above, each match point worth 3: the order and what decided it stay
+    assert [(r.name, r.match_points, r.buchholz, r.ahead_by_words) for r in rows] == [
+        ("Ann", 6, 3, "on Buchholz"),
+        ("Ed", 6, 0, "on match points"),
+        ("Cy", 3, 9, "on Buchholz"),
+        ("Di", 3, 3, "on match points"),
+        ("Bob", 0, 12, ""),
+    ]
+
+
+def test_match_points_for_a_win_are_1_or_3_on_the_page_and_in_the_api_and_nothing_else(client):
+    cast = make_club()
+    with pytest.raises(ValidationError) as refused:
+        _night(cast, points_per_win=2)
+    assert "points_per_win" in refused.value.message_dict and not Season.objects.exists()
+    body = {"name": "Friday", "players": [], "format": "swiss", "points_per_win": 3}
+    made = api_client(cast.owner).post(f"/api/clubs/{cast.club.pk}/seasons/", body, format="json")
+    assert made.status_code == 201 and made.json()["points_per_win"] == 3
+    client.force_login(cast.owner)
+    client.post(
+        reverse("league:season_new", args=[cast.club.slug]),
+        {"name": "Saturday night", "format": "swiss", "preset": "standard", "points_per_win": "3", "ranking_1": "wins"},
+    )
+    saturday = Season.objects.get(name="Saturday night")
+    assert saturday.points_per_win == 3
+    page = client.get(reverse("league:night", args=[cast.club.slug, saturday.pk]))
+    assert "a win is worth 3 match points" in page.content.decode()
 
 
 def test_the_season_page_and_the_api_show_match_points_and_buchholz(client):

@@ -178,6 +178,7 @@ class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 created_by=request.user,
                 swiss_rounds=data["swiss_rounds"],
                 round_minutes=data["round_minutes"],
+                points_per_win=data["points_per_win"],
             )
             return Response(ls.SeasonSerializer(season_list().get(pk=season.pk)).data, status=status.HTTP_201_CREATED)
 

@@ -89,6 +89,7 @@ class SeasonSerializer(serializers.ModelSerializer):
             "players",
             "swiss_rounds",
             "round_minutes",
+            "points_per_win",
             "created_at",
         ]
         read_only_fields = fields
@@ -122,6 +123,9 @@ class SeasonCreateSerializer(serializers.Serializer):
     round_minutes = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=1,
         help_text="A Swiss night: null plays each game to the target; minutes make each round timed.",
+    )
+    points_per_win = serializers.ChoiceField(
+        choices=[1, 3], default=1, help_text="A Swiss night: match points for a win (and a bye), 1 or 3."
     )
 
 

@@ -116,9 +116,18 @@ class SeasonForm(RankingForm):
         label="Round length (minutes)",
         help_text="A Swiss night: leave empty to play each game to the target, or give minutes for a timed round.",
     )
+    points_per_win = forms.TypedChoiceField(
+        choices=[(1, "1 (win 1, loss 0)"), (3, "3 (win 3, loss 0)")],
+        coerce=int,
+        initial=1,
+        required=False,
+        empty_value=1,  # not given (a season of another format): the usual 1
+        label="Match points for a win",
+        help_text="A Swiss night: what a win (and a bye) is worth in its standings.",
+    )
     field_order = [
         "name", "format", "preset", "overrides", "starts_on", "ends_on", "players",
-        "best_of", "playoff_size", "seeded_from", "swiss_rounds", "round_minutes",
+        "best_of", "playoff_size", "seeded_from", "swiss_rounds", "round_minutes", "points_per_win",
     ]
 
     def __init__(self, *args, members=None, closed_seasons=None, **kwargs):

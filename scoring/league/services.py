@@ -89,13 +89,15 @@ def season_create(
     seeded_from: Season | None = None,
     swiss_rounds: int | None = None,
     round_minutes: int | None = None,
+    points_per_win: int = 1,
 ) -> Season:
     """A season for some of the club's members; a round robin gets its fixtures at once (due dates
     spread over the season's dates), a knockout cup its seeds (by ``seeded_from``'s final standings,
     else by the club's ratings).
 
     A Swiss night plays ``swiss_rounds`` rounds (None: as many as the organiser starts), each game to
-    the target or, given ``round_minutes``, a timed round. Its field is whoever checks in on the night:
+    the target or, given ``round_minutes``, a timed round; a win (or a bye) is worth ``points_per_win``
+    match points (1 or 3). Its field is whoever checks in on the night:
     ``players`` may be empty, and those given are checked in at once."""
     cleaned_name = clean_name(name)
     if not cleaned_name:
@@ -123,6 +125,8 @@ def season_create(
     else:
         playoff_size = None
     swiss_rounds, round_minutes = _clean_swiss(format, swiss_rounds, round_minutes)
+    if points_per_win not in (1, 3):
+        raise ValidationError({"points_per_win": f"A win is worth 1 or 3 match points, not {points_per_win}."})
     if seeded_from is not None and (seeded_from.club_id != club.pk or seeded_from.closed_at is None):
         raise ValidationError({"seeded_from": "Seed from a closed season of this club."})
     resolved = _resolved_rules(rules)
@@ -141,6 +145,7 @@ def season_create(
             playoff_size=playoff_size,
             swiss_rounds=swiss_rounds,
             round_minutes=round_minutes,
+            points_per_win=points_per_win,
         )
         season.players.set(entrants)
         if season.is_round_robin:

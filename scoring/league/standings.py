@@ -25,7 +25,7 @@ from scoring.selectors import is_overdue, overdue_q
 __all__ = ["is_overdue", "overdue_q"]  # the due-date rule lives with the to-do (scoring.selectors)
 
 RANKING_CRITERIA = {
-    "match_points": "Match points (a win or a bye: 1)",
+    "match_points": "Match points (a win or a bye: 1, or 3 where the night says so)",
     "buchholz": "Buchholz (the opponents' match points)",
     "wins": "Games won",
     "net": "Net points",
@@ -296,7 +296,7 @@ def _swiss_figures(season, rows: dict[int, Row], lines) -> None:
         if player_id in rows:
             rows[player_id].byes += 1
     for row in rows.values():
-        row.match_points = row.won + row.byes
+        row.match_points = (row.won + row.byes) * season.points_per_win
     for player_id, opponent_id in lines.values_list("player_id", "opponent_id"):
         if player_id in rows and opponent_id in rows:
             rows[player_id].buchholz += rows[opponent_id].match_points

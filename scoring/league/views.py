@@ -249,6 +249,7 @@ def season_new(request, slug):
                 seeded_from=form.cleaned_data["seeded_from"],
                 swiss_rounds=form.cleaned_data["swiss_rounds"],
                 round_minutes=form.cleaned_data["round_minutes"],
+                points_per_win=form.cleaned_data["points_per_win"],
             )
         except ValidationError as error:
             _add_errors(form, error)
