@@ -11,28 +11,15 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from players.models import Player
 from scoring import services
 from scoring.models import FactChange, Game, Hand
 from tests.browser.conftest import sign_in
 from tests.browser.test_kitchen import enter_hand
 from tests.browser.test_offline import open_sheet, ready, save_offline
+from tests.browser.test_phone import PHONE_390, ann_v_bob
 from tests.factories import UserFactory, make_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PHONE_390 = {"width": 390, "height": 844}
-
-
-def ann_v_bob(hands=()):
-    user = UserFactory(username="ann")
-    ann = Player.objects.create(name="Ann", user=user)
-    bob = Player.objects.create(name="Bob")
-    who = {"ann": ann.pk, "bob": bob.pk, None: None}
-    hands = [{**hand, "by": who[hand.get("by")]} for hand in hands]
-    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user, hands=hands)
-    return game, ann, bob
-
 
 def focused(page) -> str:
     """The focused element as a player would name it: its label's text, or its own."""
