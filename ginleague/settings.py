@@ -141,6 +141,8 @@ MIDDLEWARE = [
     # HTML pages gzipped for browsers that accept it (static files are, above: whitenoise).
     "ginleague.compress.GZipPagesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language of the answer: the chosen one (cookie), else the browser's (Accept-Language).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     # A late answer must not undo the token a sign-in has just rotated (see the function).
     "ginleague.csrf.keep_the_newest_csrf_cookie",
@@ -240,7 +242,17 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
+# English is the default; the others ship complete translations in locale/ (README: "Languages").
+# The language follows the browser (Accept-Language), or the account's choice, or the footer's.
 LANGUAGE_CODE = "en-gb"
+LANGUAGES = [
+    ("en-gb", "English"),
+    ("es", "Español"),
+    ("de", "Deutsch"),
+    ("fr", "Français"),
+    ("pt-br", "Português (Brasil)"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
