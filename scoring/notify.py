@@ -12,6 +12,8 @@ import datetime
 
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_noop
 
 from players.mail import absolute_url, addresses_of, after_commit, send_now
 from players.models import MANAGER_ROLES, Membership
@@ -23,18 +25,19 @@ REMIND_DAYS_AHEAD = 1  # a fixture is e-mailed about from the day before it is d
 
 def _game(game_id: int) -> Game | None:
     return (
-        Game.objects.select_related(
-            "player_one__user", "player_two__user", "winner", "season__club", "created_by"
-        )
+        Game.objects.select_related("player_one__user", "player_two__user", "winner", "season__club", "created_by")
         .filter(pk=game_id, season__isnull=False)
         .first()
     )
 
 
-def _result_words(game: Game) -> str:
-    if game.winner_id is None:
-        return "level"
-    return f"{game.winner.name} won by {game.margin}"
+def _translated(message: str, values: dict) -> str:
+    return gettext(message) % values
+
+
+# A subject translated when the message is built, not when it is scheduled: each e-mail goes out in the
+# language active then (its recipient's). Mark the message itself with gettext_noop.
+_subject = lazy(_translated, str)
 
 
 def _send_each(recipients: list[tuple[object, str]], *, subject: str, template: str, context: dict) -> int:
@@ -77,11 +80,13 @@ def send_game_finished(*, game_id: int) -> int:
     ]
     return _send_each(
         recipients,
-        subject=f"Confirm the result: {game.player_one.name} v {game.player_two.name}",
+        subject=_subject(
+            gettext_noop("Confirm the result: %(one)s v %(two)s"),
+            {"one": game.player_one.name, "two": game.player_two.name},
+        ),
         template="game_over",
         context={
             "game": game,
-            "result": _result_words(game),
             "link": _game_link(game),
         },
     )
@@ -115,7 +120,10 @@ def send_game_disputed(*, game_id: int, disputed_by_id: int | None, comment: str
     disputer = next((p.name for p in players if p.user.pk == disputed_by_id), "")
     return _send_each(
         recipients,
-        subject=f"Result disputed: {game.player_one.name} v {game.player_two.name}",
+        subject=_subject(
+            gettext_noop("Result disputed: %(one)s v %(two)s"),
+            {"one": game.player_one.name, "two": game.player_two.name},
+        ),
         template="game_disputed",
         context={
             "game": game,
@@ -164,8 +172,12 @@ def fixture_reminders(*, today: datetime.date) -> int:
                 continue
             sent += _send_each(
                 [(player.user, player.name)],
-                subject=f"Your game against {opponent.name} is "
-                + ("overdue" if fixture.due_on < today else "due"),
+                subject=_subject(
+                    gettext_noop("Your game against %(opponent)s is overdue")
+                    if fixture.due_on < today
+                    else gettext_noop("Your game against %(opponent)s is due"),
+                    {"opponent": opponent.name},
+                ),
                 template="fixture_due",
                 context={
                     "fixture": fixture,
