@@ -14,6 +14,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from players.models import Membership, Player
 from scoring import permissions, services
@@ -29,7 +31,7 @@ def _swiss_night(season: Season) -> Season:
     permissions.refuse_closed_season(season_id=season.pk, lock=True)
     locked = Season.objects.get(pk=season.pk)
     if not locked.is_swiss:
-        raise ValidationError({"season": f"{locked.name} is not a Swiss night."})
+        raise ValidationError({"season": _("%(season)s is not a Swiss night.") % {"season": locked.name}})
     return locked
 
 
@@ -46,10 +48,15 @@ def check_in(*, season: Season, player: Player, checked_in_by, fixed_table: int 
         if checked_in_by is not None and not permissions.can_check_in(checked_in_by, locked, player):
             raise PermissionDenied(permissions.CHECK_IN_REFUSAL)
         if not Membership.objects.filter(club_id=locked.club_id, player=player).exists():
-            raise ValidationError({"player": f"{player.name} is not a member of {locked.club.name}."})
+            raise ValidationError(
+                {
+                    "player": _("%(player)s is not a member of %(club)s.")
+                    % {"player": player.name, "club": locked.club.name}
+                }
+            )
         if fixed_table is not None and fixed_table < 1:
-            raise ValidationError({"fixed_table": "Tables are numbered from 1."})
-        entry, _ = SwissEntry.objects.get_or_create(season=locked, player=player)
+            raise ValidationError({"fixed_table": _("Tables are numbered from 1.")})
+        entry, _created = SwissEntry.objects.get_or_create(season=locked, player=player)
         entry.present, entry.dropped_after_round = True, None
         if fixed_table is not None:
             entry.fixed_table = fixed_table
@@ -67,7 +74,7 @@ def check_out(*, season: Season, player: Player, checked_out_by) -> SwissEntry:
             raise PermissionDenied(permissions.CHECK_IN_REFUSAL)
         entry = SwissEntry.objects.filter(season=locked, player=player).first()
         if entry is None or not entry.present:
-            raise ValidationError({"player": f"{player.name} is not checked in."})
+            raise ValidationError({"player": _("%(player)s is not checked in.") % {"player": player.name}})
         played = (
             Fixture.objects.filter(season=locked).filter(Q(home=player) | Q(away=player)).exists()
             or SwissRound.objects.filter(season=locked, published=True, bye=player).exists()
@@ -148,26 +155,42 @@ def round_pair(*, season: Season, paired_by, first_round: str = "rating", seed: 
     ordered by rating or drawn at random (``first_round``). Refused while the last round published
     has a game not yet played and confirmed, or when the night's rounds are all published."""
     if first_round not in swiss.FIRST_ROUND_ORDERS:
-        raise ValidationError({"first_round": "Pair round 1 by rating or at random."})
+        raise ValidationError({"first_round": _("Pair round 1 by rating or at random.")})
     with transaction.atomic():
         locked = _swiss_night(season)
         number = rounds_published(locked) + 1
         if locked.swiss_rounds is not None and number > locked.swiss_rounds:
-            raise ValidationError({"round": f"All {locked.swiss_rounds} rounds of the night are published."})
+            raise ValidationError(
+                {
+                    "round": ngettext(
+                        "The night's %(count)s round is published.",
+                        "All %(count)s rounds of the night are published.",
+                        locked.swiss_rounds,
+                    )
+                    % {"count": locked.swiss_rounds}
+                }
+            )
         if number > 1 and (open_games := _round_unfinished(locked, number - 1)):
             raise ValidationError(
-                {"round": f"Round {number - 1} has {open_games} game(s) still to be played and confirmed."}
+                {
+                    "round": ngettext(
+                        "Round %(round)s has %(count)s game still to be played and confirmed.",
+                        "Round %(round)s has %(count)s games still to be played and confirmed.",
+                        open_games,
+                    )
+                    % {"round": number - 1, "count": open_games}
+                }
             )
         entrants = _entrants(locked)
         if len(entrants) < 2:
-            raise ValidationError({"players": "Check in at least two players before pairing a round."})
+            raise ValidationError({"players": _("Check in at least two players before pairing a round.")})
         if seed is None:
             seed = random.randrange(2**31)
         try:
             round_ = swiss.pair_round(entrants, played_pairs(locked), first_round=first_round, seed=seed)
         except swiss.PairingError as error:
             raise ValidationError({error.field: error.message}) from None
-        draft, _ = SwissRound.objects.update_or_create(
+        draft, _created = SwissRound.objects.update_or_create(
             season=locked,
             number=number,
             defaults={"pairing": round_to_json(round_), "first_round": first_round if number == 1 else ""},
@@ -178,7 +201,7 @@ def round_pair(*, season: Season, paired_by, first_round: str = "rating", seed: 
 def _draft(season: Season) -> SwissRound:
     draft = SwissRound.objects.filter(season=season, published=False).first()
     if draft is None:
-        raise ValidationError({"round": "No round is waiting to be published: pair one first."})
+        raise ValidationError({"round": _("No round is waiting to be published: pair one first.")})
     return draft
 
 
@@ -224,7 +247,7 @@ def round_publish(*, season: Season, published_by) -> SwissRound:
             seated.add(draft.pairing["bye"])
         present = set(SwissEntry.objects.filter(season=locked, present=True).values_list("player_id", flat=True))
         if seated != present:
-            raise ValidationError({"round": "Who is here changed since this round was paired: pair it again."})
+            raise ValidationError({"round": _("Who is here changed since this round was paired: pair it again.")})
         Fixture.objects.bulk_create(
             Fixture(season=locked, round=draft.number, home_id=one, away_id=two, table=table)
             for table, one, two in draft.pairing["pairings"]
@@ -233,7 +256,6 @@ def round_publish(*, season: Season, published_by) -> SwissRound:
         draft.save(update_fields=["published", "started_at", "bye"])
         notify_season_change(season_id=locked.pk)
     return draft
-
 
 
 # --- playing a round ---------------------------------------------------------------------------------------
@@ -246,10 +268,10 @@ def round_call_time(*, season: Season, called_by) -> list[Game]:
     with transaction.atomic():
         locked = _swiss_night(season)
         if locked.round_minutes is None:
-            raise ValidationError({"round": "This night's games are played to the target: time is not called."})
+            raise ValidationError({"round": _("This night's games are played to the target: time is not called.")})
         current = SwissRound.objects.filter(season=locked, published=True).order_by("-number").first()
         if current is None:
-            raise ValidationError({"round": "No round has been published yet."})
+            raise ValidationError({"round": _("No round has been published yet.")})
         open_games = Game.objects.filter(season=locked, fixture__round=current.number, over=False).order_by("pk")
         called = []
         for game in open_games:

@@ -15,7 +15,10 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from players.models import Club, Membership, Player
 from players.services import clean_name
@@ -60,16 +63,20 @@ def _clean_ranking(ranking: Iterable[str] | None, format: str = SeasonFormat.SIN
         if not criterion:
             continue
         if criterion not in RANKING_CRITERIA:
-            raise ValidationError({"ranking": f"Unknown ranking criterion {criterion!r}."})
+            raise ValidationError({"ranking": _("Unknown ranking criterion %(criterion)r.") % {"criterion": criterion}})
         if criterion in SWISS_ONLY_CRITERIA and not swiss:
-            raise ValidationError({"ranking": f"{RANKING_CRITERIA[criterion]} ranks a Swiss night only."})
+            raise ValidationError(
+                {"ranking": _("%(criterion)s ranks a Swiss night only.") % {"criterion": RANKING_CRITERIA[criterion]}}
+            )
         if criterion == "match_points" and swiss:
             continue  # already first
         if criterion in cleaned:
-            raise ValidationError({"ranking": f"{RANKING_CRITERIA[criterion]} is listed twice."})
+            raise ValidationError(
+                {"ranking": _("%(criterion)s is listed twice.") % {"criterion": RANKING_CRITERIA[criterion]}}
+            )
         cleaned.append(criterion)
     if not cleaned:
-        raise ValidationError({"ranking": "Choose at least one ranking criterion."})
+        raise ValidationError({"ranking": _("Choose at least one ranking criterion.")})
     return cleaned
 
 
@@ -101,34 +108,41 @@ def season_create(
     ``players`` may be empty, and those given are checked in at once."""
     cleaned_name = clean_name(name)
     if not cleaned_name:
-        raise ValidationError({"name": "Enter the season's name."})
+        raise ValidationError({"name": _("Enter the season's name.")})
     if format not in SeasonFormat.values:
-        raise ValidationError({"format": f"Format must be one of {', '.join(SeasonFormat.values)}."})
+        raise ValidationError(
+            {"format": _("Format must be one of %(formats)s.") % {"formats": ", ".join(SeasonFormat.values)}}
+        )
     if starts_on and ends_on and ends_on < starts_on:
-        raise ValidationError({"ends_on": "The season cannot end before it starts."})
+        raise ValidationError({"ends_on": _("The season cannot end before it starts.")})
     entrants = list({player.pk: player for player in players}.values())
     if len(entrants) < 2 and format != SeasonFormat.SWISS:
-        raise ValidationError({"players": "A season needs at least two players."})
-    members = set(
-        Membership.objects.filter(club=club, player__in=entrants).values_list("player_id", flat=True)
-    )
+        raise ValidationError({"players": _("A season needs at least two players.")})
+    members = set(Membership.objects.filter(club=club, player__in=entrants).values_list("player_id", flat=True))
     outsiders = [player.name for player in entrants if player.pk not in members]
     if outsiders:
-        raise ValidationError({"players": f"Not members of {club.name}: {', '.join(outsiders)}."})
+        raise ValidationError(
+            {"players": _("Not members of %(club)s: %(names)s.") % {"club": club.name, "names": ", ".join(outsiders)}}
+        )
     if best_of not in (1, 3, 5, 7, 9):
-        raise ValidationError({"best_of": "A tie is best of 1, 3, 5, 7 or 9 games."})
+        raise ValidationError({"best_of": _("A tie is best of 1, 3, 5, 7 or 9 games.")})
     if format == SeasonFormat.PLAYOFFS:
         if not playoff_size or not 2 <= playoff_size <= len(entrants):
             raise ValidationError(
-                {"playoff_size": f"Say how many players go into the playoffs: 2 to {len(entrants)}."}
+                {
+                    "playoff_size": _("Say how many players go into the playoffs: 2 to %(most)s.")
+                    % {"most": len(entrants)}
+                }
             )
     else:
         playoff_size = None
     swiss_rounds, round_minutes = _clean_swiss(format, swiss_rounds, round_minutes)
     if points_per_win not in (1, 3):
-        raise ValidationError({"points_per_win": f"A win is worth 1 or 3 match points, not {points_per_win}."})
+        raise ValidationError(
+            {"points_per_win": _("A win is worth 1 or 3 match points, not %(points)s.") % {"points": points_per_win}}
+        )
     if seeded_from is not None and (seeded_from.club_id != club.pk or seeded_from.closed_at is None):
-        raise ValidationError({"seeded_from": "Seed from a closed season of this club."})
+        raise ValidationError({"seeded_from": _("Seed from a closed season of this club.")})
     resolved = _resolved_rules(rules)
     with transaction.atomic():
         season = Season.objects.create(
@@ -172,11 +186,17 @@ def _clean_swiss(format: str, swiss_rounds: int | None, round_minutes: int | Non
         return None, None
     if swiss_rounds is not None and not 1 <= swiss_rounds <= MAX_SWISS_ROUNDS:
         raise ValidationError(
-            {"swiss_rounds": f"A Swiss night plays 1 to {MAX_SWISS_ROUNDS} rounds (or leave it open)."}
+            {
+                "swiss_rounds": _("A Swiss night plays 1 to %(most)s rounds (or leave it open).")
+                % {"most": MAX_SWISS_ROUNDS}
+            }
         )
     if round_minutes is not None and not 5 <= round_minutes <= MAX_ROUND_MINUTES:
         raise ValidationError(
-            {"round_minutes": f"A timed round lasts 5 to {MAX_ROUND_MINUTES} minutes (or none: to the target)."}
+            {
+                "round_minutes": _("A timed round lasts 5 to %(most)s minutes (or none: to the target).")
+                % {"most": MAX_ROUND_MINUTES}
+            }
         )
     return swiss_rounds, round_minutes
 
@@ -227,10 +247,17 @@ def fixtures_set_due(*, season: Season, round: int, due_on: datetime.date | None
     with transaction.atomic():
         _refuse_closed(season, lock=True)
         if season.ends_on and due_on and due_on > season.ends_on:
-            raise ValidationError({"due_on": f"The season ends on {season.ends_on}; set a date before then."})
+            raise ValidationError(
+                {
+                    "due_on": _("The season ends on %(date)s; set a date before then.")
+                    % {"date": date_format(season.ends_on, "SHORT_DATE_FORMAT")}
+                }
+            )
         changed = Fixture.objects.filter(season=season, round=round).update(due_on=due_on)
         if not changed:
-            raise ValidationError({"round": f"{season.name} has no round {round}."})
+            raise ValidationError(
+                {"round": _("%(season)s has no round %(round)s.") % {"season": season.name, "round": round}}
+            )
     return changed
 
 
@@ -289,9 +316,9 @@ def playoffs_start(*, season: Season, started_by) -> list[Seed]:
         _refuse_closed(season, lock=True)
         locked = Season.objects.get(pk=season.pk)
         if locked.format != SeasonFormat.PLAYOFFS:
-            raise ValidationError({"season": "Only a round robin + playoffs season has playoffs."})
+            raise ValidationError({"season": _("Only a round robin + playoffs season has playoffs.")})
         if locked.seeds.exists():
-            raise ValidationError({"season": "The playoffs have already started."})
+            raise ValidationError({"season": _("The playoffs have already started.")})
         open_fixtures = (
             Fixture.objects.filter(season=locked)
             .exclude(game__league_status=LeagueStatus.CONFIRMED, game__over=True)
@@ -299,7 +326,14 @@ def playoffs_start(*, season: Season, started_by) -> list[Seed]:
         )
         if open_fixtures:
             raise ValidationError(
-                {"season": f"{open_fixtures} fixture(s) still to be played and confirmed before the playoffs."}
+                {
+                    "season": ngettext(
+                        "%(count)s fixture still to be played and confirmed before the playoffs.",
+                        "%(count)s fixtures still to be played and confirmed before the playoffs.",
+                        open_fixtures,
+                    )
+                    % {"count": open_fixtures}
+                }
             )
         rows = season_standings(locked).rows[: locked.playoff_size]
         players = {player.pk: player for player in locked.players.filter(pk__in=[row.player_id for row in rows])}
@@ -314,16 +348,19 @@ def knockout_game_start(
     of theirs still in play or awaiting confirmation."""
     season_open_check(season=season)
     if not season.has_knockout:
-        raise ValidationError({"season": "This season has no knockout."})
+        raise ValidationError({"season": _("This season has no knockout.")})
     knockout = season_knockout(season)
     tie = knockout.bracket.tie_of(player_one.pk, player_two.pk) if knockout.bracket else None
     if tie is None or not tie.ready:
         raise ValidationError(
-            {"player_two": f"{player_one.name} and {player_two.name} do not meet in the knockout now."}
+            {
+                "player_two": _("%(one)s and %(two)s do not meet in the knockout now.")
+                % {"one": player_one.name, "two": player_two.name}
+            }
         )
     if frozenset((player_one.pk, player_two.pk)) in knockout.pending:
         raise ValidationError(
-            {"player_two": "Their last game is still in play or awaiting confirmation; finish that first."}
+            {"player_two": _("Their last game is still in play or awaiting confirmation; finish that first.")}
         )
     with transaction.atomic():
         _refuse_closed(season, lock=True)
@@ -344,7 +381,7 @@ def season_set_rules(*, season: Season, rules: Any) -> Season:
         _refuse_closed(season, lock=True)
         locked = Season.objects.get(pk=season.pk)
         if locked.games.exists():
-            raise ValidationError({"rules": "Play has started: the season's rules are fixed."})
+            raise ValidationError({"rules": _("Play has started: the season's rules are fixed.")})
         locked.rules = resolved
         locked.preset = resolved["preset"]
         locked.save(update_fields=["rules", "preset"])
@@ -366,7 +403,13 @@ def season_set_ranking(*, season: Season, ranking: Iterable[str]) -> Season:
 
 
 def _season_game_create(
-    *, season: Season, player_one: Player, player_two: Player, first_dealer: Player, started_by, name: str,
+    *,
+    season: Season,
+    player_one: Player,
+    player_two: Player,
+    first_dealer: Player,
+    started_by,
+    name: str,
     fixture: Fixture | None = None,
 ) -> Game:
     """A new game of ``season`` (and of ``fixture``), in play under the season's rules; in the caller's transaction."""
@@ -395,7 +438,7 @@ def fixture_start(*, fixture: Fixture, started_by, first_dealer: Player | None =
         fixture_start_check(fixture=locked)
         dealer = first_dealer or draw_for_deal(locked.home, locked.away)
         if dealer.pk not in (locked.home_id, locked.away_id):
-            raise ValidationError({"first_dealer": "The first dealer must be one of the two players."})
+            raise ValidationError({"first_dealer": _("The first dealer must be one of the two players.")})
         return _season_game_create(
             season=locked.season,
             fixture=locked,
@@ -417,7 +460,7 @@ def fixture_start_check(*, fixture: Fixture) -> None:
     its season is closed, or its game has already been started."""
     _refuse_closed(fixture.season_id)
     if Game.objects.filter(fixture=fixture).exists():
-        raise ValidationError({"fixture": "This fixture's game has already been started."})
+        raise ValidationError({"fixture": _("This fixture's game has already been started.")})
 
 
 def open_game_start(
@@ -426,11 +469,13 @@ def open_game_start(
     """Open play: any two of the season's players record a game."""
     season_open_check(season=season)
     if season.format != SeasonFormat.OPEN:
-        raise ValidationError({"season": "This season plays fixtures; start the fixture's game instead."})
+        raise ValidationError({"season": _("This season plays fixtures; start the fixture's game instead.")})
     entrants = set(season.players.filter(pk__in=[player_one.pk, player_two.pk]).values_list("pk", flat=True))
     for field, player in (("player_one", player_one), ("player_two", player_two)):
         if player.pk not in entrants:
-            raise ValidationError({field: f"{player.name} is not playing in {season.name}."})
+            raise ValidationError(
+                {field: _("%(player)s is not playing in %(season)s.") % {"player": player.name, "season": season.name}}
+            )
     with transaction.atomic():
         _refuse_closed(season, lock=True)
         return _season_game_create(
@@ -478,12 +523,12 @@ def game_confirm_check(*, game: Game) -> None:
     league game, its season closed, not over yet, already confirmed. Pages and the API ask this before
     they ask who is confirming; ``game_confirm`` asks it again of the locked row."""
     if game.season_id is None:
-        raise ValidationError({"game": "Only a league game is confirmed."})
+        raise ValidationError({"game": _("Only a league game is confirmed.")})
     _refuse_closed(game.season_id)
     if not game.over:
-        raise ValidationError({"game": "The game is not over yet; it can be confirmed when it is."})
+        raise ValidationError({"game": _("The game is not over yet; it can be confirmed when it is.")})
     if game.league_status == LeagueStatus.CONFIRMED:
-        raise ValidationError({"game": "This result is already confirmed."})
+        raise ValidationError({"game": _("This result is already confirmed.")})
 
 
 def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
@@ -495,7 +540,8 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
         refusal = confirmed_by is not None and permissions.confirm_refusal(confirmed_by, locked)
         if refusal:
             raise PermissionDenied(refusal)
-        before = locked.get_league_status_display()
+        with translation.override(None):  # the audit trail is stored in the source language, as its other words
+            before = locked.get_league_status_display()
         locked.league_status = LeagueStatus.CONFIRMED
         locked.confirmed_by = confirmed_by
         locked.confirmed_at = timezone.now()
@@ -524,12 +570,12 @@ def game_dispute_check(*, game: Game) -> None:
     """Refuse (ValidationError saying why) a result that cannot be disputed now, whoever asks: not a
     league game, its season closed, not over yet, no longer provisional."""
     if game.season_id is None:
-        raise ValidationError({"game": "Only a league game is disputed."})
+        raise ValidationError({"game": _("Only a league game is disputed.")})
     _refuse_closed(game.season_id)
     if not game.over:
-        raise ValidationError({"game": "The game is not over yet; a result is disputed when it is."})
+        raise ValidationError({"game": _("The game is not over yet; a result is disputed when it is.")})
     if game.league_status != LeagueStatus.PLAYING:
-        raise ValidationError({"game": "Only a provisional league result can be disputed."})
+        raise ValidationError({"game": _("Only a provisional league result can be disputed.")})
 
 
 def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
@@ -539,7 +585,7 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
         locked = Game.objects.select_for_update(of=("self",)).select_related("season").get(pk=game.pk)
         game_dispute_check(game=locked)  # the state first, then what was sent
         if not comment:
-            raise ValidationError({"comment": "Say what is wrong with the result, for the club's admins."})
+            raise ValidationError({"comment": _("Say what is wrong with the result, for the club's admins.")})
         locked.league_status = LeagueStatus.DISPUTED
         locked.save(update_fields=["league_status", "updated_at"])  # moves the season's version: pages redraw
         services.standing_lines_write(game=locked)  # a disputed result does not count (no lines)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db.models import Count, F, Max, Prefetch, Q, Sum
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
 from scoring import changes
 from scoring.engine.bracket import Bracket, TieGame, bracket
@@ -25,30 +26,30 @@ from scoring.selectors import is_overdue, overdue_q
 __all__ = ["is_overdue", "overdue_q"]  # the due-date rule lives with the to-do (scoring.selectors)
 
 RANKING_CRITERIA = {
-    "match_points": "Match points (a win or a bye: 1, or 3 where the night says so)",
-    "buchholz": "Buchholz (the opponents' match points)",
-    "wins": "Games won",
-    "net": "Net points",
-    "head_to_head": "Head-to-head (games between the tied players)",
-    "avg_margin": "Average margin",
-    "hands_won": "Hands won",
-    "gins": "Gins",
-    "fewest_undercuts": "Fewest undercuts received",
+    "match_points": gettext_lazy("Match points (a win or a bye: 1, or 3 where the night says so)"),
+    "buchholz": gettext_lazy("Buchholz (the opponents' match points)"),
+    "wins": gettext_lazy("Games won"),
+    "net": gettext_lazy("Net points"),
+    "head_to_head": gettext_lazy("Head-to-head (games between the tied players)"),
+    "avg_margin": gettext_lazy("Average margin"),
+    "hands_won": gettext_lazy("Hands won"),
+    "gins": pgettext_lazy("gin scoring: hands won by going gin", "Gins"),
+    "fewest_undercuts": gettext_lazy("Fewest undercuts received"),
 }
 DEFAULT_RANKING = ["wins", "net", "head_to_head"]
 # A Swiss night ranks by match points first (its pairing does), then by its tie-breakers.
 SWISS_TIE_BREAKERS = ["buchholz", "net", "head_to_head", "gins"]
 # What a standings line says put the player above the next line ("Ann ... on head-to-head").
 AHEAD_BY_WORDS = {
-    "match_points": "on match points",
-    "buchholz": "on Buchholz",
-    "wins": "on games won",
-    "net": "on net points",
-    "head_to_head": "on head-to-head",
-    "avg_margin": "on average margin",
-    "hands_won": "on hands won",
-    "gins": "on gins",
-    "fewest_undercuts": "on fewer undercuts received",
+    "match_points": gettext_lazy("on match points"),
+    "buchholz": gettext_lazy("on Buchholz"),
+    "wins": gettext_lazy("on games won"),
+    "net": gettext_lazy("on net points"),
+    "head_to_head": gettext_lazy("on head-to-head"),
+    "avg_margin": gettext_lazy("on average margin"),
+    "hands_won": gettext_lazy("on hands won"),
+    "gins": pgettext_lazy("gin scoring: ahead on hands won by going gin", "on gins"),
+    "fewest_undercuts": gettext_lazy("on fewer undercuts received"),
 }
 
 
@@ -84,7 +85,9 @@ class Row:
     @property
     def ahead_by_words(self) -> str:
         """What put this player above the next line, in words: "on head-to-head", "level", or "" (the last)."""
-        return "level" if self.level_with_next else AHEAD_BY_WORDS.get(self.ahead_by, "")
+        if self.level_with_next:
+            return pgettext("standings: shares the next line's position", "level")
+        return str(AHEAD_BY_WORDS.get(self.ahead_by, ""))
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,13 @@ def _head_to_head(group: Sequence[Row], pairs: dict[tuple[int, int], PairResult]
 
 
 _ROW_FIGURE = {
-    "match_points": "match_points", "buchholz": "buchholz", "wins": "won", "net": "net",
-    "avg_margin": "avg_margin", "hands_won": "hands_won", "gins": "gins",
+    "match_points": "match_points",
+    "buchholz": "buchholz",
+    "wins": "won",
+    "net": "net",
+    "avg_margin": "avg_margin",
+    "hands_won": "hands_won",
+    "gins": "gins",
 }
 
 
@@ -138,9 +146,7 @@ def _key(row: Row, criterion: str, h2h: dict[int, tuple[int, int]] | None):
     return getattr(row, _ROW_FIGURE[criterion])
 
 
-def _rank_group(
-    group: list[Row], criteria: Sequence[str], pairs: dict[tuple[int, int], PairResult]
-) -> list[list[Row]]:
+def _rank_group(group: list[Row], criteria: Sequence[str], pairs: dict[tuple[int, int], PairResult]) -> list[list[Row]]:
     """Split ``group`` into ordered tiers of players the criteria cannot separate.
 
     Each row that starts a tier below the group's first gets ``decided_by``: the criterion that put
@@ -274,13 +280,17 @@ def season_standings(season) -> Standings:
     # Results by pair of players, each pair once (from the lower id's side), for head-to-head: only
     # between players the criteria before it leave level, the only ones it can separate.
     tied = _level_before_head_to_head(list(rows.values()), ranking)
-    pairs = [
-        PairResult(*pair)
-        for pair in lines.filter(player_id__lt=F("opponent_id"), player_id__in=tied, opponent_id__in=tied)
-        .values("player_id", "opponent_id")
-        .annotate(wins=Sum("won"), losses=Sum("lost"), net=Sum("net"))
-        .values_list("player_id", "opponent_id", "wins", "losses", "net")
-    ] if tied else []
+    pairs = (
+        [
+            PairResult(*pair)
+            for pair in lines.filter(player_id__lt=F("opponent_id"), player_id__in=tied, opponent_id__in=tied)
+            .values("player_id", "opponent_id")
+            .annotate(wins=Sum("won"), losses=Sum("lost"), net=Sum("net"))
+            .values_list("player_id", "opponent_id", "wins", "losses", "net")
+        ]
+        if tied
+        else []
+    )
 
     provisional = provisional_games(season)
     return Standings(rows=rank(list(rows.values()), ranking, pairs), ranking=list(ranking), provisional=provisional)
@@ -348,7 +358,6 @@ def season_left_open(season) -> LeftOpen:
 # --- cached standings and the wall screen's board ---------------------------------------------------
 
 
-
 @dataclass
 class WallBoard:
     version: str
@@ -388,8 +397,10 @@ def confirmed_version(season) -> str:
     entrants = f"{players['count']}.{players['ids'] or 0}"  # one player taken off and another put on: moves
     ranking = ",".join(season.ranking or [])
     if season.format == SeasonFormat.SWISS:  # a round published with a bye moves a match point
-        byes = season.swiss_rounds_played.filter(published=True).order_by().aggregate(
-            count=Count("bye_id"), ids=Sum("bye_id")
+        byes = (
+            season.swiss_rounds_played.filter(published=True)
+            .order_by()
+            .aggregate(count=Count("bye_id"), ids=Sum("bye_id"))
         )
         ranking += f".byes{byes['count']}.{byes['ids'] or 0}"
     return f"{changes.version_text(figures['count'], figures['updated'], figures['confirmed'])}.{entrants}.{ranking}"

@@ -20,6 +20,8 @@ from collections import defaultdict
 
 from django.core.handlers.asgi import ASGIRequest
 from django.http import Http404, StreamingHttpResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from scoring import permissions
 from scoring.changes import game_topic, season_topic
@@ -27,13 +29,15 @@ from scoring.league import live
 from scoring.models import Game, Season
 from scoring.selectors import open_season_ids, todo_season_ids
 
+NOT_FOUND = {"game": gettext_noop("No such game."), "season": gettext_noop("No such season.")}
+
 
 def _id(request, name: str) -> int | None:
     value = request.GET.get(name)
     if value is None:
         return None
     if not value.isdigit():
-        raise Http404(f"No such {name}.")
+        raise Http404(_(NOT_FOUND[name]))
     return int(value)
 
 
@@ -43,12 +47,12 @@ def followed(request) -> dict[str, set[str]]:
     if (game_id := _id(request, "game")) is not None:
         game = Game.objects.select_related("season__club").filter(pk=game_id).first()
         if game is None or not permissions.can_view_game(request.user, game):
-            raise Http404("No such game.")
+            raise Http404(_(NOT_FOUND["game"]))
         parts[game_topic(game.pk)].add("game")
     if (season_id := _id(request, "season")) is not None:
         season = Season.objects.select_related("club").filter(pk=season_id).first()
         if season is None or not permissions.can_view_club(request.user, season.club):
-            raise Http404("No such season.")
+            raise Http404(_(NOT_FOUND["season"]))
         parts[season_topic(season.pk)].add("season")
     if slug := request.GET.get("club"):
         club = permissions.visible_club(request.user, slug)
