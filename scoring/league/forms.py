@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from players.models import Player, Role
 from scoring.engine.overrides import parse_override_lines
@@ -12,33 +16,36 @@ from scoring.models import Season, SeasonFormat
 
 
 class ClubForm(forms.Form):
-    name = forms.CharField(max_length=100, label="Club name")
+    name = forms.CharField(max_length=100, label=gettext_lazy("Club name"))
     is_public = forms.BooleanField(
-        required=False, initial=True, label="Public (anyone may see the club and its standings)"
+        required=False, initial=True, label=gettext_lazy("Public (anyone may see the club and its standings)")
     )
 
 
 class GuestForm(forms.Form):
-    name = forms.CharField(max_length=60, label="Player's name")
+    name = forms.CharField(max_length=60, label=gettext_lazy("Player's name"))
+
+
+ROLE_CHOICES = [(Role.PLAYER, gettext_lazy("Player")), (Role.ADMIN, gettext_lazy("Admin"))]
 
 
 class RoleForm(forms.Form):
-    role = forms.ChoiceField(choices=[(Role.PLAYER, "Player"), (Role.ADMIN, "Admin")])
+    role = forms.ChoiceField(choices=ROLE_CHOICES)
 
 
 class InvitationForm(forms.Form):
-    role = forms.ChoiceField(choices=[(Role.PLAYER, "Player"), (Role.ADMIN, "Admin")], initial=Role.PLAYER)
+    role = forms.ChoiceField(choices=ROLE_CHOICES, initial=Role.PLAYER, label=gettext_lazy("Role"))
     player = forms.ModelChoiceField(
         queryset=Player.objects.none(),
         required=False,
-        empty_label="A new member",
-        label="Claims the record of",
-        help_text="Choose a guest to let them take over their games and results with their own account.",
+        empty_label=gettext_lazy("A new member"),
+        label=gettext_lazy("Claims the record of"),
+        help_text=gettext_lazy("Choose a guest to let them take over their games and results with their own account."),
     )
     email = forms.EmailField(
         required=False,
-        label="E-mail it to",
-        help_text="Optional: the link is e-mailed to this address too.",
+        label=gettext_lazy("E-mail it to"),
+        help_text=gettext_lazy("Optional: the link is e-mailed to this address too."),
     )
 
     def __init__(self, *args, guests=None, **kwargs):
@@ -50,15 +57,28 @@ class InvitationForm(forms.Form):
 RANKING_CHOICES = list(RANKING_CRITERIA.items())
 
 
+def _rule_names() -> str:
+    """The rules the override box knows, each with its label in the reader's language."""
+    return ", ".join(f"{name} ({_(str(label))})" for name, label in FIELD_LABELS.items())
+
+
+def _best_of(count: int) -> str:
+    return _("Best of %(count)s") % {"count": count}
+
+
+_rule_names_lazy = lazy(_rule_names, str)
+_best_of_lazy = lazy(_best_of, str)
+
+
 class RankingForm(forms.Form):
-    ranking_1 = forms.ChoiceField(choices=RANKING_CHOICES, initial=DEFAULT_RANKING[0], label="Rank by")
+    ranking_1 = forms.ChoiceField(choices=RANKING_CHOICES, initial=DEFAULT_RANKING[0], label=gettext_lazy("Rank by"))
     ranking_2 = forms.ChoiceField(
-        choices=[("", "(nothing)"), *RANKING_CHOICES], required=False, initial=DEFAULT_RANKING[1],
-        label="Then by",
+        choices=[("", gettext_lazy("(nothing)")), *RANKING_CHOICES], required=False, initial=DEFAULT_RANKING[1],
+        label=gettext_lazy("Then by"),
     )
     ranking_3 = forms.ChoiceField(
-        choices=[("", "(nothing)"), *RANKING_CHOICES], required=False, initial=DEFAULT_RANKING[2],
-        label="Then by",
+        choices=[("", gettext_lazy("(nothing)")), *RANKING_CHOICES], required=False, initial=DEFAULT_RANKING[2],
+        label=gettext_lazy("Then by"),
     )
 
     def ranking(self) -> list[str]:
@@ -66,64 +86,78 @@ class RankingForm(forms.Form):
 
 
 class SeasonForm(RankingForm):
-    name = forms.CharField(max_length=100, label="Season name")
-    format = forms.ChoiceField(choices=SeasonFormat.choices, initial=SeasonFormat.SINGLE)
-    preset = forms.ChoiceField(choices=list(PRESET_LABELS.items()), initial="standard", label="Rules")
+    name = forms.CharField(max_length=100, label=gettext_lazy("Season name"))
+    format = forms.ChoiceField(choices=SeasonFormat.choices, initial=SeasonFormat.SINGLE, label=gettext_lazy("Format"))
+    preset = forms.ChoiceField(choices=list(PRESET_LABELS.items()), initial="standard", label=gettext_lazy("Rules"))
     overrides = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        label="Rule changes",
-        help_text="One per line, e.g. target = 150 or line_bonus = off. Rules: "
-        + ", ".join(f"{name} ({label})" for name, label in FIELD_LABELS.items()),
+        label=gettext_lazy("Rule changes"),
+        help_text=format_lazy(
+            "{}{}", gettext_lazy("One per line, e.g. target = 150 or line_bonus = off. Rules: "), _rule_names_lazy()
+        ),
     )
-    starts_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    ends_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    starts_on = forms.DateField(
+        required=False, widget=forms.DateInput(attrs={"type": "date"}), label=gettext_lazy("Starts on")
+    )
+    ends_on = forms.DateField(
+        required=False, widget=forms.DateInput(attrs={"type": "date"}), label=gettext_lazy("Ends on")
+    )
     players = forms.ModelMultipleChoiceField(
-        queryset=Player.objects.none(), widget=forms.CheckboxSelectMultiple, label="Players", required=False,
-        help_text="A Swiss night: the players ticked are checked in; the rest check in on the night.",
+        queryset=Player.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        label=gettext_lazy("Players"),
+        required=False,
+        help_text=gettext_lazy("A Swiss night: the players ticked are checked in; the rest check in on the night."),
     )
     best_of = forms.TypedChoiceField(
-        choices=[(n, f"Best of {n}" if n > 1 else "One game") for n in (1, 3, 5, 7)],
+        choices=[(n, _best_of_lazy(n) if n > 1 else gettext_lazy("One game")) for n in (1, 3, 5, 7)],
         coerce=int,
         required=False,
         empty_value=1,
         initial=1,
-        label="Knockout ties",
-        help_text="A knockout cup or playoffs: each tie is one game to the target, or the best of several.",
+        label=gettext_lazy("Knockout ties"),
+        help_text=gettext_lazy(
+            "A knockout cup or playoffs: each tie is one game to the target, or the best of several."
+        ),
     )
     playoff_size = forms.IntegerField(
         required=False,
         min_value=2,
-        label="Players into the playoffs",
-        help_text="Round robin + playoffs: the top this many of the final standings play a knockout.",
+        label=gettext_lazy("Players into the playoffs"),
+        help_text=gettext_lazy("Round robin + playoffs: the top this many of the final standings play a knockout."),
     )
     seeded_from = forms.ModelChoiceField(
         queryset=Season.objects.none(),
         required=False,
-        empty_label="By the club's ratings",
-        label="Seed the cup",
-        help_text="A knockout cup is seeded by the club's ratings, or by a closed season's final standings.",
+        empty_label=gettext_lazy("By the club's ratings"),
+        label=gettext_lazy("Seed the cup"),
+        help_text=gettext_lazy(
+            "A knockout cup is seeded by the club's ratings, or by a closed season's final standings."
+        ),
     )
     swiss_rounds = forms.IntegerField(
         required=False,
         min_value=1,
-        label="Rounds tonight",
-        help_text="A Swiss night: how many rounds; leave empty to play as many as you start.",
+        label=gettext_lazy("Rounds tonight"),
+        help_text=gettext_lazy("A Swiss night: how many rounds; leave empty to play as many as you start."),
     )
     round_minutes = forms.IntegerField(
         required=False,
         min_value=1,
-        label="Round length (minutes)",
-        help_text="A Swiss night: leave empty to play each game to the target, or give minutes for a timed round.",
+        label=gettext_lazy("Round length (minutes)"),
+        help_text=gettext_lazy(
+            "A Swiss night: leave empty to play each game to the target, or give minutes for a timed round."
+        ),
     )
     points_per_win = forms.TypedChoiceField(
-        choices=[(1, "1 (win 1, loss 0)"), (3, "3 (win 3, loss 0)")],
+        choices=[(1, gettext_lazy("1 (win 1, loss 0)")), (3, gettext_lazy("3 (win 3, loss 0)"))],
         coerce=int,
         initial=1,
         required=False,
         empty_value=1,  # not given (a season of another format): the usual 1
-        label="Match points for a win",
-        help_text="A Swiss night: what a win (and a bye) is worth in its standings.",
+        label=gettext_lazy("Match points for a win"),
+        help_text=gettext_lazy("A Swiss night: what a win (and a bye) is worth in its standings."),
     )
     field_order = [
         "name", "format", "preset", "overrides", "starts_on", "ends_on", "players",
@@ -150,8 +184,8 @@ class SeasonForm(RankingForm):
 
 
 class OpenGameForm(forms.Form):
-    player_one = forms.ModelChoiceField(queryset=Player.objects.none(), label="Player")
-    player_two = forms.ModelChoiceField(queryset=Player.objects.none(), label="against")
+    player_one = forms.ModelChoiceField(queryset=Player.objects.none(), label=gettext_lazy("Player"))
+    player_two = forms.ModelChoiceField(queryset=Player.objects.none(), label=gettext_lazy("against"))
 
     def __init__(self, *args, entrants=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -162,15 +196,15 @@ class OpenGameForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("player_one") and cleaned.get("player_one") == cleaned.get("player_two"):
-            self.add_error("player_two", "Choose two different players.")
+            self.add_error("player_two", _("Choose two different players."))
         return cleaned
 
 
 class DueForm(forms.Form):
-    round = forms.IntegerField(min_value=1, label="Round")
+    round = forms.IntegerField(min_value=1, label=gettext_lazy("Round"))
     due_on = forms.DateField(
-        required=False, label="Due on", widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-        help_text="Leave empty for no due date.",
+        required=False, label=gettext_lazy("Due on"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        help_text=gettext_lazy("Leave empty for no due date."),
     )
 
 
@@ -187,23 +221,25 @@ class DisputeForm(forms.Form):
     comment = forms.CharField(
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 3}),
-        label="What is wrong?",
-        error_messages={"required": "Say what is wrong with the result, for the club's admins."},
+        label=gettext_lazy("What is wrong?"),
+        error_messages={"required": gettext_lazy("Say what is wrong with the result, for the club's admins.")},
     )
 
 
 class PairForm(forms.Form):
     first_round = forms.ChoiceField(
-        choices=[("rating", "By rating (Elo)"), ("random", "At random")],
+        choices=[("rating", gettext_lazy("By rating (Elo)")), ("random", gettext_lazy("At random"))],
         initial="rating",
         required=False,
-        label="Round 1",
+        label=gettext_lazy("Round 1"),
     )
 
 
 class SwapForm(forms.Form):
-    one = forms.ModelChoiceField(queryset=Player.objects.none(), label="Swap")
-    two = forms.ModelChoiceField(queryset=Player.objects.none(), label="with")
+    one = forms.ModelChoiceField(
+        queryset=Player.objects.none(), label=pgettext_lazy("form label: swap one player with another", "Swap")
+    )
+    two = forms.ModelChoiceField(queryset=Player.objects.none(), label=gettext_lazy("with"))
 
     def __init__(self, *args, seated=None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -11,6 +11,8 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from players import clubs
@@ -25,7 +27,7 @@ from scoring.league.views import _error_text, _login_first, _managed_season, _se
 def _night(request, slug, pk):
     club, season = _season(request, slug, pk)
     if not season.is_swiss:
-        raise Http404("Not a Swiss night.")
+        raise Http404(_("Not a Swiss night."))
     return club, season
 
 
@@ -73,7 +75,7 @@ def night_check_in(request, slug, pk):
     here = request.POST.get("here") != "0"
     table = (request.POST.get("fixed_table") or "").strip()
     if table and not table.isdigit():
-        messages.error(request, "Fixed table: give a table number (1, 2, ...), or leave it empty.")
+        messages.error(request, _("Fixed table: give a table number (1, 2, ...), or leave it empty."))
         return redirect("league:night", slug=club.slug, pk=season.pk)
     try:
         if here:
@@ -85,7 +87,10 @@ def night_check_in(request, slug, pk):
     except ValidationError as error:
         messages.error(request, _error_text(error))
     else:
-        messages.success(request, f"{player.name} is {'checked in' if here else 'checked out'}.")
+        if here:
+            messages.success(request, _("%(name)s is checked in.") % {"name": player.name})
+        else:
+            messages.success(request, _("%(name)s is checked out.") % {"name": player.name})
     return redirect("league:night", slug=club.slug, pk=season.pk)
 
 
@@ -100,7 +105,7 @@ def _seated(draft):
 def _night_managed(request, slug, pk):
     club, season = _managed_season(request, slug, pk)
     if not season.is_swiss:
-        raise Http404("Not a Swiss night.")
+        raise Http404(_("Not a Swiss night."))
     return club, season
 
 
@@ -117,7 +122,10 @@ def night_pair(request, slug, pk):
     except ValidationError as error:
         messages.error(request, _error_text(error))
     else:
-        messages.success(request, f"Round {draft.number} is paired: check it, swap players if needed, then publish.")
+        messages.success(
+            request,
+            _("Round %(round)s is paired: check it, swap players if needed, then publish.") % {"round": draft.number},
+        )
     return redirect("league:night", slug=club.slug, pk=season.pk)
 
 
@@ -130,7 +138,7 @@ def night_swap(request, slug, pk):
     draft = night_draft(season)
     form = SwapForm(request.POST, seated=_seated(draft) if draft else Player.objects.none())
     if not form.is_valid():
-        messages.error(request, "Swap: choose two players of the round.")
+        messages.error(request, _("Swap: choose two players of the round."))
         return redirect("league:night", slug=club.slug, pk=season.pk)
     one, two = form.cleaned_data["one"], form.cleaned_data["two"]
     try:
@@ -140,9 +148,13 @@ def night_swap(request, slug, pk):
         messages.error(request, _error_text(error))
     else:
         if rematch:
-            messages.warning(request, f"{one.name} and {two.name} swapped: this creates a rematch (see the tables).")
+            messages.warning(
+                request,
+                _("%(one)s and %(two)s swapped: this creates a rematch (see the tables).")
+                % {"one": one.name, "two": two.name},
+            )
         else:
-            messages.success(request, f"{one.name} and {two.name} swapped.")
+            messages.success(request, _("%(one)s and %(two)s swapped.") % {"one": one.name, "two": two.name})
     return redirect("league:night", slug=club.slug, pk=season.pk)
 
 
@@ -157,7 +169,9 @@ def night_publish(request, slug, pk):
     except ValidationError as error:
         messages.error(request, _error_text(error))
     else:
-        messages.success(request, f"Round {round_.number} is published: the players may start their games.")
+        messages.success(
+            request, _("Round %(round)s is published: the players may start their games.") % {"round": round_.number}
+        )
     return redirect("league:night", slug=club.slug, pk=season.pk)
 
 
@@ -173,6 +187,12 @@ def night_time(request, slug, pk):
         messages.error(request, _error_text(error))
     else:
         messages.success(
-            request, f"Time called on {len(called)} game(s): the hand in progress is each game's last unless level."
+            request,
+            ngettext(
+                "Time called on %(count)s game: the hand in progress is its last unless level.",
+                "Time called on %(count)s games: the hand in progress is each game's last unless level.",
+                len(called),
+            )
+            % {"count": len(called)},
         )
     return redirect("league:night", slug=club.slug, pk=season.pk)

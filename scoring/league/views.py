@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from players import clubs
@@ -48,7 +49,7 @@ from scoring.models import Fixture, Game, Season, SeasonFormat
 from scoring.selectors import games_in_play
 from scoring.views import OPENED_INVITATIONS
 
-DUE_DATE_FORMAT = "j M"  # "28 Nov", as every due date on the season pages
+DUE_DATE_FORMAT = "MONTH_DAY_FORMAT"  # "28 Nov" in English, as every due date on the season pages
 
 
 def _error_text(error: ValidationError) -> str:
@@ -60,7 +61,8 @@ def _error_text(error: ValidationError) -> str:
 def _form_errors_text(form) -> str:
     """A bound form's errors as one message line, each under its field's label."""
     return " ".join(
-        f"{form.fields[name].label if name in form.fields else 'Form'}: {' '.join(errors)}"
+        _("%(field)s: %(errors)s")
+        % {"field": form.fields[name].label if name in form.fields else _("Form"), "errors": " ".join(errors)}
         for name, errors in form.errors.items()
     )
 
@@ -75,7 +77,7 @@ def _add_errors(form, error: ValidationError) -> None:
 def _managed_club(request, slug: str) -> Club:
     club = permissions.visible_club(request.user, slug)
     if not clubs.can_manage_club(request.user, club):
-        raise PermissionDenied("Only the club's owner and admins may do this.")
+        raise PermissionDenied(_("Only the club's owner and admins may do this."))
     return club
 
 
@@ -108,7 +110,9 @@ def club_list(request):
             except ValidationError as error:
                 _add_errors(form, error)
             else:
-                messages.success(request, f"{club.name} is open. Add players or send them an invitation link.")
+                messages.success(
+                    request, _("%(club)s is open. Add players or send them an invitation link.") % {"club": club.name}
+                )
                 return redirect("league:club", slug=club.slug)
     return render(request, "league/club_list.html", {"clubs": clubs.clubs_visible_to(request.user), "form": form})
 
@@ -147,11 +151,14 @@ def member_add(request, slug):
         try:
             membership = clubs.member_add_guest(club=club, name=form.cleaned_data["name"], added_by=request.user)
         except ValidationError as error:
-            messages.error(request, "Player's name: " + _error_text(error))
+            messages.error(request, _("Player's name: %(errors)s") % {"errors": _error_text(error)})
         else:
-            messages.success(request, f"{membership.player.name} joined {club.name}.")
+            messages.success(
+                request, _("%(name)s joined %(club)s.") % {"name": membership.player.name, "club": club.name}
+            )
     else:
-        messages.error(request, "Player's name: " + " ".join(form.errors.get("name", ["enter a name."])))
+        errors = " ".join(form.errors.get("name", [_("enter a name.")]))
+        messages.error(request, _("Player's name: %(errors)s") % {"errors": errors})
     return redirect("league:club", slug=club.slug)
 
 
@@ -163,14 +170,17 @@ def member_role(request, slug, pk):
     membership = get_object_or_404(Membership.objects.select_related("player"), pk=pk, club=club)
     form = RoleForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Role: choose admin or player.")
+        messages.error(request, _("Role: choose admin or player."))
     else:
         try:
             clubs.member_set_role(membership=membership, role=form.cleaned_data["role"], changed_by=request.user)
         except ValidationError as error:
             messages.error(request, _error_text(error))
         else:
-            messages.success(request, f"{membership.player.name} is now {membership.get_role_display().lower()}.")
+            if membership.role == "admin":
+                messages.success(request, _("%(name)s is now admin.") % {"name": membership.player.name})
+            else:
+                messages.success(request, _("%(name)s is now player.") % {"name": membership.player.name})
     return redirect("league:club", slug=club.slug)
 
 
@@ -195,9 +205,13 @@ def invitation_create(request, slug):
         else:
             link = request.build_absolute_uri(reverse("league:invitation", args=[invitation.token]))
             if form.cleaned_data["email"]:
-                messages.success(request, f"Invitation link e-mailed to {form.cleaned_data['email']}: {link}")
+                messages.success(
+                    request,
+                    _("Invitation link e-mailed to %(email)s: %(link)s")
+                    % {"email": form.cleaned_data["email"], "link": link},
+                )
             else:
-                messages.success(request, f"Invitation link (send it to the player): {link}")
+                messages.success(request, _("Invitation link (send it to the player): %(link)s") % {"link": link})
     else:
         messages.error(request, _form_errors_text(form))
     return redirect("league:club", slug=club.slug)
@@ -216,7 +230,7 @@ def invitation(request, token):
         except ValidationError as error:
             messages.error(request, _error_text(error))
         else:
-            messages.success(request, f"Welcome to {invitation.club.name}.")
+            messages.success(request, _("Welcome to %(club)s.") % {"club": invitation.club.name})
             return redirect("league:club", slug=invitation.club.slug)
     return render(request, "league/invitation.html", {"invitation": invitation})
 
@@ -254,7 +268,7 @@ def season_new(request, slug):
         except ValidationError as error:
             _add_errors(form, error)
         else:
-            messages.success(request, f"{season.name} is ready.")
+            messages.success(request, _("%(season)s is ready.") % {"season": season.name})
             return redirect("league:season", slug=club.slug, pk=season.pk)
     return render(request, "league/season_new.html", {"club": club, "form": form}, status=400 if form.errors else 200)
 
@@ -355,9 +369,9 @@ def season_ranking(request, slug, pk):
         except ValidationError as error:
             messages.error(request, _error_text(error))
         else:
-            messages.success(request, "Ranking rule saved; the standings follow it.")
+            messages.success(request, _("Ranking rule saved; the standings follow it."))
     else:
-        messages.error(request, "Ranking: choose the criteria from the lists.")
+        messages.error(request, _("Ranking: choose the criteria from the lists."))
     return redirect("league:season", slug=club.slug, pk=season.pk)
 
 
@@ -380,7 +394,7 @@ def fixture_start(request, slug, pk, fixture_pk):
     except ValidationError as error:
         return refused(error)
     if not permissions.can_start_fixture(request.user, fixture, club):
-        raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
+        raise PermissionDenied(_("Only the fixture's players and the club's admins start its game."))
     # Either player, as chosen at the table; "draw" (or nothing) leaves it to the service's draw.
     dealer = {str(fixture.home_id): fixture.home, str(fixture.away_id): fixture.away}.get(
         request.POST.get("first_dealer", "")
@@ -403,7 +417,7 @@ def open_game_start(request, slug, pk):
         messages.error(request, _error_text(error))
         return redirect("league:season", slug=club.slug, pk=season.pk)
     if not permissions.can_start_open_game(request.user, season):
-        raise PermissionDenied("Only the club's members record games.")
+        raise PermissionDenied(_("Only the club's members record games."))
     form = OpenGameForm(request.POST, entrants=season.players.all())
     if form.is_valid():
         try:
@@ -418,7 +432,7 @@ def open_game_start(request, slug, pk):
         else:
             return redirect("game", pk=game.pk)
     else:
-        messages.error(request, _form_errors_text(form) or "Choose two players.")
+        messages.error(request, _form_errors_text(form) or _("Choose two players."))
     return redirect("league:season", slug=club.slug, pk=season.pk)
 
 
@@ -433,7 +447,7 @@ def _league_game(request, pk) -> tuple[Game, Club]:
     )
     club = permissions.club_of_game(game)
     if not clubs.can_view_club(request.user, club):
-        raise Http404("No such game.")
+        raise Http404(_("No such game."))
     return game, club
 
 
@@ -500,7 +514,7 @@ def game_confirm(request, pk):
     return _game_decision(
         request, game, club, ConfirmForm(request.POST), "confirm_form",
         decide=lambda comment: league.game_confirm(game=game, confirmed_by=request.user, comment=comment),
-        done="Result confirmed: it counts in the standings now.",
+        done=_("Result confirmed: it counts in the standings now."),
     )
 
 
@@ -513,11 +527,11 @@ def game_dispute(request, pk):
     if (refused := _state_refusal(request, game, club, league.game_dispute_check)) is not None:
         return refused
     if not permissions.may_dispute(request.user, game, club):
-        raise PermissionDenied("Only the other player disputes a provisional result.")
+        raise PermissionDenied(_("Only the other player disputes a provisional result."))
     return _game_decision(
         request, game, club, DisputeForm(request.POST), "dispute_form",
         decide=lambda comment: league.game_dispute(game=game, disputed_by=request.user, comment=comment),
-        done="Result disputed: the club's admins will look at it.",
+        done=_("Result disputed: the club's admins will look at it."),
     )
 
 
@@ -536,8 +550,15 @@ def season_due(request, slug, pk):
             messages.error(request, _error_text(error))
         else:
             due = form.cleaned_data["due_on"]
-            when = date_format(due, DUE_DATE_FORMAT) if due else "whenever"  # as the fixtures show it
-            messages.success(request, f"Round {form.cleaned_data['round']} is due {when}.")
+            round_number = form.cleaned_data["round"]
+            if due:  # as the fixtures show it
+                messages.success(
+                    request,
+                    _("Round %(round)s is due %(date)s.")
+                    % {"round": round_number, "date": date_format(due, DUE_DATE_FORMAT)},
+                )
+            else:
+                messages.success(request, _("Round %(round)s is due whenever.") % {"round": round_number})
     else:
         messages.error(request, _form_errors_text(form))
     return redirect(f"{reverse('league:season', args=[club.slug, season.pk])}?round={request.POST.get('round', '')}")
@@ -569,8 +590,18 @@ def season_close(request, slug, pk):
     except ValidationError as error:
         messages.error(request, _error_text(error))
     else:
-        champion = season.champion.name if season.champion_id else "none (the top is shared or nobody played)"
-        messages.success(request, f"{season.name} is closed. Champion: {champion}.")
+        if season.champion_id:
+            messages.success(
+                request,
+                _("%(season)s is closed. Champion: %(champion)s.")
+                % {"season": season.name, "champion": season.champion.name},
+            )
+        else:
+            messages.success(
+                request,
+                _("%(season)s is closed. Champion: none (the top is shared or nobody played).")
+                % {"season": season.name},
+            )
     return redirect("league:season", slug=club.slug, pk=season.pk)
 
 
@@ -584,7 +615,9 @@ def playoffs_start(request, slug, pk):
     except ValidationError as error:
         messages.error(request, _error_text(error))
         return redirect("league:season", slug=club.slug, pk=season.pk)
-    messages.success(request, f"The playoffs are drawn: {', '.join(seed.player.name for seed in seeds)}.")
+    messages.success(
+        request, _("The playoffs are drawn: %(players)s.") % {"players": ", ".join(seed.player.name for seed in seeds)}
+    )
     return redirect("league:bracket", slug=club.slug, pk=season.pk)
 
 
@@ -631,14 +664,14 @@ def bracket(request, slug, pk):
     """The knockout's bracket, derived from the seeds and results; it updates live like the wall."""
     club, season = _season(request, slug, pk)
     if not season.has_knockout:
-        raise Http404("This season has no knockout.")
+        raise Http404(_("This season has no knockout."))
     return render(request, "league/bracket.html", _bracket_context(request, club, season))
 
 
 def bracket_board(request, slug, pk):
     club, season = _season(request, slug, pk)
     if not season.has_knockout:
-        raise Http404("This season has no knockout.")
+        raise Http404(_("This season has no knockout."))
     response = render(request, "league/bracket.html#board", _bracket_context(request, club, season))
     response["Cache-Control"] = "no-store"
     return response
@@ -652,7 +685,7 @@ def tie_game_start(request, slug, pk):
     club, season = _season(request, slug, pk)
     form = TieGameForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose the tie's two players.")
+        messages.error(request, _("Choose the tie's two players."))
         return redirect("league:bracket", slug=club.slug, pk=season.pk)
     one, two = form.cleaned_data["player_one"], form.cleaned_data["player_two"]
     try:  # the state first, then the person
@@ -661,7 +694,7 @@ def tie_game_start(request, slug, pk):
         messages.error(request, _error_text(error))
         return redirect("league:bracket", slug=club.slug, pk=season.pk)
     if not permissions.can_start_tie(request.user, season, (one.pk, two.pk)):
-        raise PermissionDenied("Only the tie's players and the club's admins start its games.")
+        raise PermissionDenied(_("Only the tie's players and the club's admins start its games."))
     try:
         game = league.knockout_game_start(season=season, player_one=one, player_two=two, started_by=request.user)
     except ValidationError as error:
