@@ -1,6 +1,8 @@
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 
 class Player(models.Model):
@@ -29,14 +31,15 @@ class Player(models.Model):
 class SiteSettings(models.Model):
     """Install-wide switches the owner controls (a single row, pk=1)."""
 
-    signup_open = models.BooleanField(default=True, help_text="Anyone may create an account")
+    signup_open = models.BooleanField(default=True, help_text=_("Anyone may create an account"))
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name_plural = "site settings"
+        verbose_name = _("site settings")
+        verbose_name_plural = _("site settings")
 
     def __str__(self) -> str:
-        return "Site settings"
+        return gettext("Site settings")
 
     @classmethod
     def load(cls) -> "SiteSettings":
@@ -45,9 +48,9 @@ class SiteSettings(models.Model):
 
 
 class Role(models.TextChoices):
-    OWNER = "owner", "Owner"
-    ADMIN = "admin", "Admin"
-    PLAYER = "player", "Player"
+    OWNER = "owner", pgettext_lazy("a club member's role", "Owner")
+    ADMIN = "admin", pgettext_lazy("a club member's role", "Admin")
+    PLAYER = "player", pgettext_lazy("a club member's role", "Player")
 
 
 MANAGER_ROLES = (Role.OWNER, Role.ADMIN)
@@ -58,7 +61,7 @@ class Club(models.Model):
 
     name = models.CharField(max_length=100)
     slug = models.SlugField(max_length=100, unique=True)
-    is_public = models.BooleanField(default=True, help_text="Anyone may see the club, its seasons and standings")
+    is_public = models.BooleanField(default=True, help_text=_("Anyone may see the club, its seasons and standings"))
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -128,7 +131,7 @@ class NotificationPreference(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_preference"
     )
-    email = models.BooleanField(default=True, help_text="Send me e-mail about results, disputes, fixtures due")
+    email = models.BooleanField(default=True, help_text=_("Send me e-mail about results, disputes, fixtures due"))
 
     def __str__(self) -> str:
         return f"E-mail {'on' if self.email else 'off'} for {self.user}"

@@ -11,6 +11,8 @@ from functools import cached_property
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from players.models import Player
 from scoring.engine.rules import RuleSet, resolve_rules
@@ -18,26 +20,26 @@ from scoring.engine.score import MAX_DEADWOOD
 
 
 class Ending(models.TextChoices):
-    KNOCK = "knock", "Knock"
-    GIN = "gin", "Gin"
-    BIG_GIN = "big_gin", "Big gin"
-    DEAD = "dead", "Dead hand"
+    KNOCK = "knock", pgettext_lazy("gin scoring: how a hand ends", "Knock")
+    GIN = "gin", pgettext_lazy("gin scoring: how a hand ends", "Gin")
+    BIG_GIN = "big_gin", pgettext_lazy("gin scoring: how a hand ends", "Big gin")
+    DEAD = "dead", pgettext_lazy("gin scoring: how a hand ends", "Dead hand")
 
 
 class Result(models.TextChoices):
-    KNOCK = "knock", "Knock"
-    UNDERCUT = "undercut", "Undercut"
-    GIN = "gin", "Gin"
-    BIG_GIN = "big_gin", "Big gin"
-    DEAD = "dead", "Dead hand"
+    KNOCK = "knock", pgettext_lazy("gin scoring: how a hand ends", "Knock")
+    UNDERCUT = "undercut", pgettext_lazy("gin scoring: how a hand ends", "Undercut")
+    GIN = "gin", pgettext_lazy("gin scoring: how a hand ends", "Gin")
+    BIG_GIN = "big_gin", pgettext_lazy("gin scoring: how a hand ends", "Big gin")
+    DEAD = "dead", pgettext_lazy("gin scoring: how a hand ends", "Dead hand")
 
 
 class LeagueStatus(models.TextChoices):
     """Where a league game stands; a friendly game has none ("")."""
 
-    PLAYING = "playing", "Provisional"  # in play, or over and awaiting the opponent's confirmation
-    CONFIRMED = "confirmed", "Confirmed"
-    DISPUTED = "disputed", "Disputed"
+    PLAYING = "playing", _("Provisional")  # in play, or over and awaiting the opponent's confirmation
+    CONFIRMED = "confirmed", _("Confirmed")
+    DISPUTED = "disputed", _("Disputed")
 
 
 class Game(models.Model):
@@ -65,16 +67,12 @@ class Game(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     winner = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     margin = models.IntegerField(null=True, blank=True)
-    next_dealer = models.ForeignKey(
-        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    next_dealer = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     hand_count = models.PositiveIntegerField(default=0)
 
     # League play (all empty for a friendly game). See scoring/league.py.
     season = models.ForeignKey("Season", null=True, blank=True, on_delete=models.PROTECT, related_name="games")
-    fixture = models.OneToOneField(
-        "Fixture", null=True, blank=True, on_delete=models.PROTECT, related_name="game"
-    )
+    fixture = models.OneToOneField("Fixture", null=True, blank=True, on_delete=models.PROTECT, related_name="game")
     league_status = models.CharField(max_length=12, choices=LeagueStatus.choices, blank=True, default="")
     confirmed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -230,12 +228,12 @@ class IdempotentRequest(models.Model):
 
 
 class SeasonFormat(models.TextChoices):
-    SINGLE = "single", "Round robin (everyone plays everyone once)"
-    DOUBLE = "double", "Double round robin (home and away)"
-    OPEN = "open", "Open play (any two players may record a game)"
-    KNOCKOUT = "knockout", "Knockout cup (seeded draw, byes for an odd field)"
-    PLAYOFFS = "playoffs", "Round robin + playoffs (the top players into a knockout)"
-    SWISS = "swiss", "Swiss night (rounds paired on the night among those present)"
+    SINGLE = "single", _("Round robin (everyone plays everyone once)")
+    DOUBLE = "double", _("Double round robin (home and away)")
+    OPEN = "open", _("Open play (any two players may record a game)")
+    KNOCKOUT = "knockout", _("Knockout cup (seeded draw, byes for an odd field)")
+    PLAYOFFS = "playoffs", _("Round robin + playoffs (the top players into a knockout)")
+    SWISS = "swiss", _("Swiss night (rounds paired on the night among those present)")
 
 
 class Season(models.Model):
@@ -262,7 +260,7 @@ class Season(models.Model):
     round_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
     # A Swiss night's match points for a win (and a bye): 1 (win 1, loss 0), or 3 as some clubs count.
     points_per_win = models.PositiveSmallIntegerField(
-        default=1, choices=[(1, "1 (win 1, loss 0)"), (3, "3 (win 3, loss 0)")]
+        default=1, choices=[(1, _("1 (win 1, loss 0)")), (3, _("3 (win 3, loss 0)"))]
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -365,16 +363,16 @@ class FactChange(models.Model):
     """
 
     class Action(models.TextChoices):
-        HAND_ADDED = "hand_added", "Hand added after confirmation"
-        HAND_EDITED = "hand_edited", "Hand corrected"
-        HAND_REMOVED = "hand_removed", "Hand removed"
-        CONFIRMED = "confirmed", "Result confirmed"
-        DISPUTED = "disputed", "Result disputed"
-        PLAYER_MERGED = "player_merged", "Player records merged"
-        VERSION_SET_ASIDE = "version_set_aside", "Version not kept (two phones recorded the hand)"
-        REOPENED = "reopened", "Result provisional again (a player changed it)"
-        TIME_CALLED = "time_called", "Time called"
-        TIME_WITHDRAWN = "time_withdrawn", "Time call withdrawn"
+        HAND_ADDED = "hand_added", _("Hand added after confirmation")
+        HAND_EDITED = "hand_edited", _("Hand corrected")
+        HAND_REMOVED = "hand_removed", _("Hand removed")
+        CONFIRMED = "confirmed", _("Result confirmed")
+        DISPUTED = "disputed", _("Result disputed")
+        PLAYER_MERGED = "player_merged", _("Player records merged")
+        VERSION_SET_ASIDE = "version_set_aside", _("Version not kept (two phones recorded the hand)")
+        REOPENED = "reopened", _("Result provisional again (a player changed it)")
+        TIME_CALLED = "time_called", _("Time called")
+        TIME_WITHDRAWN = "time_withdrawn", _("Time call withdrawn")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="fact_changes")
     action = models.CharField(max_length=20, choices=Action.choices)
