@@ -1,26 +1,42 @@
-"""The audit trail of a game's facts, and the one vocabulary that describes a hand in words."""
+"""The audit trail of a game's facts, and the one vocabulary that describes a hand in words.
+
+The trail's lines are written in the language of the request that made the change (they are stored
+as words, like a note on the sheet); the action's name beside each (``FactChange.Action``) is
+translated whenever the trail is shown.
+"""
 
 from __future__ import annotations
 
-from scoring.models import Ending, FactChange, Game, Result
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
+
+from scoring.models import Ending, FactChange, Game
 
 # The words for a hand, from the model's choices: the entry form, the sheet, the trail and the API say the same.
-ENDING_WORDS = dict(Ending.choices)  # "Knock", "Gin", "Big gin", "Dead hand"
-RESULT_WORDS = {value: label.lower() for value, label in Result.choices}  # "knock", "undercut", ..., "dead hand"
+ENDING_WORDS = dict(Ending.choices)  # "Knock", "Gin", "Big gin", "Dead hand" (translated when read)
+# A hand's result in running text ("Bob undercut 27"): the model's labels, in lower case.
+RESULT_WORDS = {
+    "knock": pgettext_lazy("gin scoring: a hand's result in running text", "knock"),
+    "undercut": pgettext_lazy("gin scoring: a hand's result in running text", "undercut"),
+    "gin": pgettext_lazy("gin scoring: a hand's result in running text", "gin"),
+    "big_gin": pgettext_lazy("gin scoring: a hand's result in running text", "big gin"),
+    "dead": pgettext_lazy("gin scoring: a hand's result in running text", "dead hand"),
+}
 
-FACT_LABELS = {
-    "ending": "ending",
-    "by": "went out",
-    "knocker_deadwood": "knocker's deadwood",
-    "defender_deadwood": "other player's deadwood",  # as the entry form says it
-    "upcard": "upcard",
+# What a correction of one fact of hand ``number`` changed, one line of the trail per fact.
+FACT_CHANGED = {
+    "ending": gettext_lazy("Hand %(number)s ending"),
+    "by": gettext_lazy("Hand %(number)s went out"),
+    "knocker_deadwood": gettext_lazy("Hand %(number)s knocker's deadwood"),
+    "defender_deadwood": gettext_lazy("Hand %(number)s other player's deadwood"),  # as the entry form says it
+    "upcard": gettext_lazy("Hand %(number)s upcard"),
 }
 
 
 def hand_fact_words(hand, names: dict[int, str]) -> dict[str, str]:
     """A hand's facts as words, one entry per fact field."""
     return {
-        "ending": ENDING_WORDS.get(hand.ending, str(hand.ending)),
+        "ending": str(ENDING_WORDS.get(hand.ending, hand.ending)),
         "by": names.get(hand.by_id, "") if hand.by_id else "",
         "knocker_deadwood": "" if hand.knocker_deadwood is None else str(hand.knocker_deadwood),
         "defender_deadwood": "" if hand.defender_deadwood is None else str(hand.defender_deadwood),
@@ -31,20 +47,30 @@ def hand_fact_words(hand, names: dict[int, str]) -> dict[str, str]:
 def outcome_words(result: str, winner_name: str | None, points: int) -> str:
     """A hand's outcome in a few words: "Bob undercut 27", "dead hand"."""
     if result == "dead":
-        return RESULT_WORDS["dead"]
-    return f"{winner_name} {RESULT_WORDS[result]} {points}"
+        return str(RESULT_WORDS["dead"])
+    # Translators: a hand's outcome, e.g. "Bob undercut 27": who won it, how (a word of gin scoring), the points.
+    return _("%(winner)s %(result)s %(points)s") % {
+        "winner": winner_name,
+        "result": RESULT_WORDS[result],
+        "points": points,
+    }
 
 
 def hand_summary(words: dict[str, str]) -> str:
+    """A hand's facts in a few words: "Knock by Bob deadwood 3 against 20 upcard 7H"."""
     parts = [words["ending"]]
     if words["by"]:
-        parts.append(f"by {words['by']}")
+        # Translators: in a hand's facts ("Knock by Bob deadwood 3 against 20 upcard 7H"): who went out.
+        parts.append(_("by %(name)s") % {"name": words["by"]})
     if words["knocker_deadwood"]:
-        parts.append(f"deadwood {words['knocker_deadwood']}")
+        # Translators: in a hand's facts ("Knock by Bob deadwood 3 against 20"): the knocker's deadwood.
+        parts.append(_("deadwood %(points)s") % {"points": words["knocker_deadwood"]})
     if words["defender_deadwood"]:
-        parts.append(f"against {words['defender_deadwood']}")
+        # Translators: in a hand's facts ("Knock by Bob deadwood 3 against 20"): the other player's deadwood.
+        parts.append(_("against %(points)s") % {"points": words["defender_deadwood"]})
     if words["upcard"]:
-        parts.append(f"upcard {words['upcard']}")
+        # Translators: in a hand's facts ("Knock by Bob upcard 7H"): the card turned up at the deal.
+        parts.append(_("upcard %(card)s") % {"card": words["upcard"]})
     return " ".join(parts)
 
 
@@ -80,12 +106,12 @@ def audit_hand_edit(*, game: Game, number: int, before: dict[str, str], after: d
             actor=actor if getattr(actor, "is_authenticated", False) else None,
             action=FactChange.Action.HAND_EDITED,
             hand_number=number,
-            what=f"Hand {number} {FACT_LABELS[field]}",
+            what=FACT_CHANGED[field] % {"number": number},
             before=before[field] or "\u2014",
             after=after[field] or "\u2014",
             comment=comment,
         )
-        for field in FACT_LABELS
+        for field in FACT_CHANGED
         if before[field] != after[field]
     )
 

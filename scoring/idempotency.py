@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable
 
 from django.db import IntegrityError, connection, transaction
+from django.utils.translation import gettext as _
 
 from scoring.models import IdempotentRequest
 
@@ -30,7 +31,7 @@ MAX_KEY_LENGTH = IdempotentRequest._meta.get_field("key").max_length
 def key_problem(key: str | None, name: str) -> str | None:
     """Why ``key`` cannot be used, or None (also when there is none)."""
     if key is not None and (not key.strip() or len(key) > MAX_KEY_LENGTH or "\x00" in key):
-        return f"{name} must be 1 to {MAX_KEY_LENGTH} characters, not all spaces."
+        return _("%(name)s must be 1 to %(max)s characters, not all spaces.") % {"name": name, "max": MAX_KEY_LENGTH}
     return None
 
 

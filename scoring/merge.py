@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from players.models import Membership, Player, Role
 from scoring.audit import audit_record
@@ -41,15 +42,18 @@ def _refuse(message: str, field: str = "drop") -> ValidationError:
 def _check(keep: Player, drop: Player) -> None:
     """Refuse what would make a record that cannot be right; nothing is changed."""
     if keep.pk == drop.pk:
-        raise _refuse("Choose two different players.")
+        raise _refuse(_("Choose two different players."))
     # A closed season's results are final: a merge may rename its player (one record in it), but not
     # put two records' results in it together. The state first: it says so before anything else.
     for season_id in sorted(_seasons_of(keep) & _seasons_of(drop)):
         refuse_closed_season(season_id=season_id)
     if keep.user_id is not None and drop.user_id is not None:
         raise _refuse(
-            f"{keep.name} and {drop.name} both belong to accounts: they are two people. "
-            "Only a record without an account (a guest) can be merged into another."
+            _(
+                "%(keep)s and %(drop)s both belong to accounts: they are two people. "
+                "Only a record without an account (a guest) can be merged into another."
+            )
+            % {"keep": keep.name, "drop": drop.name}
         )
     against = (
         Game.objects.filter(Q(player_one=keep, player_two=drop) | Q(player_one=drop, player_two=keep))
@@ -58,14 +62,17 @@ def _check(keep: Player, drop: Player) -> None:
     )
     if against is not None:
         raise _refuse(
-            f"{keep.name} and {drop.name} played each other (game {against.pk}): merged, that game would be "
-            "a player against themselves. They are two people; nothing was merged."
+            _(
+                "%(keep)s and %(drop)s played each other (game %(game)s): merged, that game would be "
+                "a player against themselves. They are two people; nothing was merged."
+            )
+            % {"keep": keep.name, "drop": drop.name, "game": against.pk}
         )
     both = Season.objects.filter(players=keep).filter(players=drop).order_by("pk").first()
     if both is not None:
         raise _refuse(
-            f"{keep.name} and {drop.name} are both entered in {both.name} (each has fixtures there); "
-            "nothing was merged."
+            _("%(keep)s and %(drop)s are both entered in %(season)s (each has fixtures there); nothing was merged.")
+            % {"keep": keep.name, "drop": drop.name, "season": both.name}
         )
 
 
@@ -144,7 +151,7 @@ def player_merge(*, keep: Player, drop: Player, merged_by=None) -> MergeResult:
     with transaction.atomic():
         locked = {player.pk: player for player in Player.objects.select_for_update().filter(pk__in=[keep.pk, drop.pk])}
         if len(locked) != 2:
-            raise _refuse("That player no longer exists; reload the page.")
+            raise _refuse(_("That player no longer exists; reload the page."))
         keep, drop = locked[keep.pk], locked[drop.pk]
         _check(keep, drop)
         dropped_name = drop.name
@@ -156,8 +163,8 @@ def player_merge(*, keep: Player, drop: Player, merged_by=None) -> MergeResult:
             rows += _move_references(keep, drop)
         except IntegrityError:
             raise _refuse(
-                f"{keep.name} and {drop.name} appear together where one player may appear only once; "
-                "nothing was merged."
+                _("%(keep)s and %(drop)s appear together where one player may appear only once; nothing was merged.")
+                % {"keep": keep.name, "drop": drop.name}
             ) from None
         if drop.user_id is not None:  # the guest's account (if any) now plays as the kept record
             user_id = drop.user_id
@@ -174,11 +181,10 @@ def player_merge(*, keep: Player, drop: Player, merged_by=None) -> MergeResult:
                 game=game,
                 actor=merged_by,
                 action=FactChange.Action.PLAYER_MERGED,
-                what="Player",
+                what=_("Player"),
                 before=dropped_name,
                 after=keep.name,
-                comment=f"{dropped_name}'s record was merged into {keep.name}'s.",
+                comment=_("%(drop)s's record was merged into %(keep)s's.") % {"drop": dropped_name, "keep": keep.name},
             )
             notify_change(game=game)
     return MergeResult(kept=keep, dropped_name=dropped_name, games=len(games), rows=rows)
-

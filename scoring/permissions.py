@@ -5,16 +5,20 @@ Pages, the API and the services all ask these functions; none of them works a ru
 
 from __future__ import annotations
 
+import functools
+
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from players.clubs import can_view_club, club_role, clubs_not_run_by, player_of
 from players.models import MANAGER_ROLES, Club, Membership, Player, Role
 from scoring.models import Fixture, Game, LeagueStatus, Season
 
-CLOSED_SEASON = (
+CLOSED_SEASON = gettext_lazy(
     "This season is closed: its results, final standings and champion are final. Nothing in it can "
     "change: no game started, recorded, corrected, confirmed or disputed, and no new ranking, rules "
     "or due dates."
@@ -53,7 +57,7 @@ def refuse_closed_season(*, season_id: int | None, lock: bool = False) -> None:
         seasons = seasons.select_for_update()
     # The row itself is read (not filtered on closed_at) so that ``lock`` locks it either way.
     if any(closed_at is not None for closed_at in seasons.values_list("closed_at", flat=True)):
-        raise ValidationError({"season": [CLOSED_SEASON]})
+        raise ValidationError({"season": [str(CLOSED_SEASON)]})
 
 
 def can_edit_game(user, game) -> bool:
@@ -81,13 +85,18 @@ def edit_refusal(user, game) -> str:
     if can_edit_game(user, game):
         return ""
     if season_is_closed(game):
-        return CLOSED_SEASON
+        return str(CLOSED_SEASON)
     if getattr(game, "season_id", None) is not None and game.league_status in ("confirmed", "disputed"):
-        return (
-            f"This result is {game.league_status}: only the club's admins can correct it now. "
+        if game.league_status == "confirmed":  # one sentence each: a translation may inflect the state
+            return _(
+                "This result is confirmed: only the club's admins can correct it now. "
+                "Ask one of them; the game's league page keeps its history."
+            )
+        return _(
+            "This result is disputed: only the club's admins can correct it now. "
             "Ask one of them; the game's league page keeps its history."
         )
-    return "Only the game's players, its creator and staff may change it."
+    return _("Only the game's players, its creator and staff may change it.")
 
 
 # Whose record a casual game may go on.
@@ -115,7 +124,9 @@ def may_record_for(user, player) -> bool:
 
 
 def record_owner_message(player) -> str:
-    return f"{player.name}'s record belongs to another account; ask them to start the game, or use a different name."
+    return _("%(name)s's record belongs to another account; ask them to start the game, or use a different name.") % {
+        "name": player.name
+    }
 
 
 # Who may SEE what: a private club, and every league game in it, does not exist
@@ -190,14 +201,13 @@ def merge_refusal(user, keep, drop) -> str:
     hands only through staff).
     """
     if user is None or not user.is_authenticated:
-        return "Sign in to merge player records."
+        return _("Sign in to merge player records.")
     if user.is_staff or user.is_superuser:
         return ""
     if drop.user_id is not None:
-        return (
-            f"{drop.name}'s record belongs to an account: only a guest (no account) can be merged into "
-            "another record."
-        )
+        return _(
+            "%(name)s's record belongs to an account: only a guest (no account) can be merged into another record."
+        ) % {"name": drop.name}
     managed = Membership.objects.filter(player__user=user, role__in=MANAGER_ROLES).values("club_id")
     shared = Membership.objects.filter(player=drop, club_id__in=managed).filter(
         club_id__in=Membership.objects.filter(player=keep).values("club_id")
@@ -208,22 +218,22 @@ def merge_refusal(user, keep, drop) -> str:
         or clubs_not_run_by(user, drop).exists()
         or (not own_record and clubs_not_run_by(user, keep).exists())
     ):
-        return (
+        return _(
             "You may merge only records of the clubs you run (as owner or admin): both must be members of "
             "one of your clubs, and neither of a club you do not run (your own record aside). "
             "Ask staff for any other merge."
         )
     if Membership.objects.filter(player=drop, role=Role.OWNER).exists():
-        return f"{drop.name} owns a club: only staff merge a club owner's record."
+        return _("%(name)s owns a club: only staff merge a club owner's record.") % {"name": drop.name}
     if keep.user_id is not None and not own_record:
         missing = (
             Club.objects.filter(memberships__player=drop).exclude(memberships__player=keep).order_by("name").first()
         )
         if missing is not None:
-            return (
-                f"{keep.name} has an account and is not a member of {missing.name}: send them an invitation "
+            return _(
+                "%(name)s has an account and is not a member of %(club)s: send them an invitation "
                 "link first (they join when they accept it), then merge."
-            )
+            ) % {"name": keep.name, "club": missing.name}
     return ""
 
 
@@ -283,7 +293,7 @@ def can_check_in(user, season: Season, player) -> bool:
     return can_manage_season(user, season) or (player.user_id is not None and player.user_id == user.pk)
 
 
-CHECK_IN_REFUSAL = "Only the night's organisers, or the player themselves, may check a player in or out."
+CHECK_IN_REFUSAL = gettext_lazy("Only the night's organisers, or the player themselves, may check a player in or out.")
 
 
 def can_call_time(user, game: Game) -> bool:
@@ -296,7 +306,9 @@ def can_call_time(user, game: Game) -> bool:
     return can_manage_season(user, game.season)
 
 
-CALL_TIME_REFUSAL = "Only the game's players, its creator, staff or the season's organisers may call time."
+CALL_TIME_REFUSAL = gettext_lazy(
+    "Only the game's players, its creator, staff or the season's organisers may call time."
+)
 
 
 # Who confirms a league result. One rule, written once as a filter on games (``confirmer_q``): the
@@ -418,14 +430,17 @@ def awaiting_confirmation(game: Game) -> str:
         if player.user_id is not None and _game_is(game, _opponent_q(player.user_id) & ~HAS_GUEST)
     ]
     if not _game_is(game, _no_organiser_off_the_table_q()):
-        whom.append("a club organiser" if whom else "a club organiser who did not play")
+        whom.append(_("a club organiser") if whom else _("a club organiser who did not play"))
     else:  # no organiser off the table: the owner, if they play a guest here, confirms their own game
         whom += [
-            f"{player.name} (the club's owner, a player of the game)"
+            _("%(name)s (the club's owner, a player of the game)") % {"name": player.name}
             for player in (game.player_one, game.player_two)
             if player.user_id is not None and _game_is(game, _confirm_roles_q(player.user_id)[2])
         ]
-    return " or ".join(whom) or "a club organiser"
+    if not whom:
+        return _("a club organiser")
+    # Translators: who a result waits for, two at a time: "Quinn or a club organiser".
+    return functools.reduce(lambda either, other: _("%(one)s or %(other)s") % {"one": either, "other": other}, whom)
 
 
 def result_waits_for(game: Game) -> str:
@@ -442,11 +457,10 @@ def confirm_refusal(user, game: Game) -> str:
     if may_confirm(user, game):
         return ""
     if _game_is(game, _played_q(user) & _recorded_q(user)):
-        return (
-            "Nobody confirms a result they recorded or changed themselves: "
-            f"it waits for {awaiting_confirmation(game)} to confirm it."
-        )
-    return "Only the other player, or a club organiser who did not play, confirms this result."
+        return _(
+            "Nobody confirms a result they recorded or changed themselves: it waits for %(whom)s to confirm it."
+        ) % {"whom": awaiting_confirmation(game)}
+    return _("Only the other player, or a club organiser who did not play, confirms this result.")
 
 
 def may_dispute(user, game: Game, club: Club | None = None) -> bool:

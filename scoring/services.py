@@ -16,6 +16,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from players.models import Player
 from players.services import player_get_or_create
@@ -38,13 +40,14 @@ from scoring.permissions import (
 from scoring.selectors import game_for_update, hand_facts
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
-CONFIRMED_NEEDS_REASON = "This result was confirmed: say why you correct it (kept in the game's history)."
+CONFIRMED_NEEDS_REASON = gettext_lazy("This result was confirmed: say why you correct it (kept in the game's history).")
 
 
 class HandRefused(ValidationError):
     """A hand (or game) the rules refuse; ``hand`` and ``field`` say where."""
 
     def __init__(self, *, field: str, message: str, hand: int | None = None):
+        message = str(message)  # a lazy translation in the active language, now (it is sent, and stored for replays)
         super().__init__({field: [message]})
         self.hand = hand
         self.field = field
@@ -129,9 +132,9 @@ def _result_changed(game: Game, actor, *, was_over: bool) -> None:
             game=game,
             actor=actor,
             action=FactChange.Action.REOPENED,
-            what="Result",
-            before=before,
-            after="provisional: changed by a player, waiting for confirmation again",
+            what=_("Result"),
+            before=str(before),
+            after=_("provisional: changed by a player, waiting for confirmation again"),
         )
     if game.over and was_over and (reopened or previous != actor.pk):  # (a game just over is e-mailed about anyway)
         notify.game_finished(game=game)  # whoever confirms it now is e-mailed, once this commits
@@ -140,6 +143,11 @@ def _result_changed(game: Game, actor, *, was_over: bool) -> None:
 def _describe_hand(hand: Hand | HandResult, names: dict[int, str]) -> str:
     winner = hand.winner_id if isinstance(hand, Hand) else hand.winner
     return outcome_words(hand.result, names.get(winner), hand.points)
+
+
+def _final_words(pair: tuple[int | None, int | None]) -> str:
+    """A game's final score as a correction reports it: "150\u201382", or "open" while it is not over."""
+    return pgettext("a final score not reached yet", "open") if pair == (None, None) else f"{pair[0]}\u2013{pair[1]}"
 
 
 def derived_hand_fields(derived: HandResult) -> dict[str, Any]:
@@ -182,7 +190,7 @@ def game_recompute(
                 before = _describe_hand(hand, names)
                 after = _describe_hand(derived, names)
                 if before != after:
-                    changes.append(Change(f"Hand {hand.number}", before, after))
+                    changes.append(Change(_("Hand %(number)s") % {"number": hand.number}, before, after))
             for name, value in new.items():
                 setattr(hand, name, value)
             changed_hands.append(hand)
@@ -211,9 +219,11 @@ def game_recompute(
             changed_scores.append(score)
         after_final = (score.player_one_final, score.player_two_final)
         if before_final is not None and before_final != after_final and before_final != (None, None):
-            label = f"Game {derived.number} final" if len(result.games) > 1 else "Final score"
-            show = lambda pair: "open" if pair == (None, None) else f"{pair[0]}\u2013{pair[1]}"  # noqa: E731
-            changes.append(Change(label, show(before_final), show(after_final)))
+            if len(result.games) > 1:
+                label = _("Game %(number)s final") % {"number": derived.number}
+            else:
+                label = _("Final score")
+            changes.append(Change(label, _final_words(before_final), _final_words(after_final)))
     if changed_scores:  # one statement for every row (Hollywood has three)
         GameScore.objects.bulk_create(
             changed_scores,
@@ -232,9 +242,7 @@ def game_recompute(
         game.finished_at = timezone.now()
     elif not result.over:
         game.finished_at = None
-    game.save(
-        update_fields=["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "updated_at"]
-    )
+    game.save(update_fields=["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "updated_at"])
     notify_change(game=game)  # wall screens hear of it when this transaction commits
     if game.season_id is not None and game.league_status == LeagueStatus.CONFIRMED:  # a counted result moved
         standing_lines_write(game=game, hands=hands)
@@ -433,9 +441,9 @@ def game_create(
     except RuleError as error:
         raise HandRefused(field=error.field, message=error.message) from None
     if player_one.pk == player_two.pk:
-        raise HandRefused(field="player_two", message="A game needs two different players.")
+        raise HandRefused(field="player_two", message=_("A game needs two different players."))
     if first_dealer.pk not in (player_one.pk, player_two.pk):
-        raise HandRefused(field="first_dealer", message="The first dealer must be one of the two players.")
+        raise HandRefused(field="first_dealer", message=_("The first dealer must be one of the two players."))
     for field, player in (("player_one", player_one), ("player_two", player_two)):
         if not may_record_for(created_by, player):  # nobody puts games on a stranger's record
             raise HandRefused(field=field, message=record_owner_message(player))
@@ -466,7 +474,7 @@ def _clean_facts(
 ) -> dict[str, Any]:
     by_id = by.pk if isinstance(by, Player) else by
     if by_id is not None and by_id not in (game.player_one_id, game.player_two_id):
-        raise HandRefused(field="by", message="Who went out must be one of the two players.")
+        raise HandRefused(field="by", message=_("Who went out must be one of the two players."))
     if ending in ("gin", "big_gin") and knocker_deadwood == 0:
         knocker_deadwood = None  # a gin's own deadwood is 0 by definition
     return {
@@ -527,11 +535,21 @@ def hand_preview(
 
 def _not_next(expected_number: int, number: int) -> str:
     """Why hand ``expected_number`` is refused when the sheet's next hand is ``number``."""
-    count = {0: "no hands", 1: "1 hand"}.get(number - 1, f"{number - 1} hands")
+    recorded = number - 1
+    # Translators: how many hands the sheet has, put into "The sheet has %(count)s, ..." below.
+    some = ngettext("%(count)s hand", "%(count)s hands", recorded) % {"count": recorded}
+    count = some if recorded else _("no hands")
     if 1 <= expected_number < number:  # usually the other phone's copy of the same hand
-        return f"Hand {expected_number} was already recorded; the sheet now has {count}."
+        return _("Hand %(number)s was already recorded; the sheet now has %(count)s.") % {
+            "number": expected_number,
+            "count": count,
+        }
     # A device that missed a deletion made elsewhere still counts the deleted hand (or a made-up number).
-    return f"The sheet has {count}, so the next is hand {number}, not {expected_number}: check the sheet as it is now."
+    return _("The sheet has %(count)s, so the next is hand %(next)s, not %(number)s: check the sheet as it is now.") % {
+        "count": count,
+        "next": number,
+        "number": expected_number,
+    }
 
 
 def hand_record(
@@ -598,14 +616,14 @@ def hand_record(
                     actor=recorded_by,
                     action="hand_added",
                     hand_number=number,
-                    what=f"Hand {number}",
+                    what=_("Hand %(number)s") % {"number": number},
                     before="\u2014",
                     after=hand_summary(hand_fact_words(hand, game_names(locked))),
                 )
             _result_changed(locked, recorded_by, was_over=was_over)
     except IntegrityError:
         raise HandConflict(
-            field="number", message="Another device recorded a hand at the same moment; reload and try again."
+            field="number", message=_("Another device recorded a hand at the same moment; reload and try again.")
         ) from None
     if isinstance(game, Game):
         _refresh(game, locked)
@@ -707,27 +725,35 @@ def hand_edit_preview(
         if other.pk == hand.pk:
             continue
         if _describe_hand(old, names) != _describe_hand(new, names):
-            changes.append(Change(f"Hand {other.number}", _describe_hand(old, names), _describe_hand(new, names)))
+            what = _("Hand %(number)s") % {"number": other.number}
+            changes.append(Change(what, _describe_hand(old, names), _describe_hand(new, names)))
         if old.dealer != new.dealer:  # the loser (or winner) of an earlier hand deals a later one
-            changes.append(Change(f"Hand {other.number} dealer", names[old.dealer], names[new.dealer]))
+            what = _("Hand %(number)s dealer") % {"number": other.number}
+            changes.append(Change(what, names[old.dealer], names[new.dealer]))
     hollywood = len(after.games) > 1
     for old, new in zip(before.games, after.games, strict=True):
         for pk, name in names.items():
-            label = f"{name}, game {new.number}" if hollywood else name
+            label = _("%(name)s, game %(number)s") % {"name": name, "number": new.number} if hollywood else name
             if old.hand_points[pk] != new.hand_points[pk]:
                 changes.append(Change(label, str(old.hand_points[pk]), str(new.hand_points[pk])))
             if old.boxes[pk] != new.boxes[pk]:
-                changes.append(Change(f"{label}, boxes", str(old.boxes[pk]), str(new.boxes[pk])))
+                # Translators: a correction changes a player's boxes ("Ann, boxes" or "Ann, game 2, boxes").
+                what = _("%(player)s, boxes") % {"player": label}
+                changes.append(Change(what, str(old.boxes[pk]), str(new.boxes[pk])))
     if not (before.over or after.over) and before.next_dealer != after.next_dealer:
-        changes.append(Change("Deals next", names[before.next_dealer], names[after.next_dealer]))
+        changes.append(Change(_("Deals next"), names[before.next_dealer], names[after.next_dealer]))
     if (before.over, before.winner) != (after.over, after.winner):
 
         def outcome(result: SessionResult) -> str:
             if not result.over:
-                return "not over"
-            return f"{names[result.winner]} wins" if result.winner else "level"
+                return _("not over")
+            return (
+                _("%(name)s wins") % {"name": names[result.winner]}
+                if result.winner
+                else pgettext("a game's outcome: neither player wins", "level")
+            )
 
-        changes.append(Change("Game", outcome(before), outcome(after)))
+        changes.append(Change(_("Game"), outcome(before), outcome(after)))
     index = next(i for i, other in enumerate(hands) if other.pk == hand.pk)
     return after.hands[index], changes
 
@@ -743,15 +769,13 @@ def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Cha
         actor=actor,
         action="hand_removed",
         hand_number=hand.number,
-        what=f"Hand {hand.number}",
+        what=_("Hand %(number)s") % {"number": hand.number},
         before=hand_summary(hand_fact_words(hand, game_names(game))),
-        after="removed",
+        after=_("removed"),
         comment=reason,
     )
     later = list(game.hands.filter(number__gt=hand.number).order_by("number"))
-    remaining = [
-        _facts_of(other) for other in game.hands.order_by("number") if other.pk != hand.pk
-    ]
+    remaining = [_facts_of(other) for other in game.hands.order_by("number") if other.pk != hand.pk]
     called = game.time_called_after
     if called is not None and hand.number <= called:  # one hand fewer was recorded when time was called
         game.time_called_after = called - 1
@@ -787,7 +811,7 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
         locked = _lock(game)
         last = locked.hands.order_by("-number").first()
         if last is None:
-            raise HandRefused(field="number", message="There is no hand to undo.")
+            raise HandRefused(field="number", message=_("There is no hand to undo."))
         _remove(locked, last, actor=removed_by, reason=reason)
     _refresh(game, locked)
     return last
@@ -796,11 +820,15 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
 def time_call_refusal(game: Game) -> str:
     """Why time cannot be called on ``game`` now ("" when it can): the one rule the page and the API ask."""
     if game.time_called_after is not None:
-        return f"Time was already called on this game, after {game.time_called_after} hands."
+        return ngettext(
+            "Time was already called on this game, after %(count)s hand.",
+            "Time was already called on this game, after %(count)s hands.",
+            game.time_called_after,
+        ) % {"count": game.time_called_after}
     if game.over:
-        return "This game is already over: there is no time to call."
+        return _("This game is already over: there is no time to call.")
     if game.rule_set.hollywood:
-        return "A Hollywood sitting is not ended by time: time cannot be called."
+        return _("A Hollywood sitting is not ended by time: time cannot be called.")
     return ""
 
 
@@ -825,9 +853,14 @@ def game_call_time(*, game: Game | int, called_by=None, check: Callable[[Game], 
             game=locked,
             actor=called_by,
             action=FactChange.Action.TIME_CALLED,
-            what="Time",
+            what=pgettext("a game's history: the time call", "Time"),
             before="\u2014",
-            after=f"called after {locked.time_called_after} hands: the next hand is the last unless level",
+            after=ngettext(
+                "called after %(count)s hand: the next hand is the last unless level",
+                "called after %(count)s hands: the next hand is the last unless level",
+                locked.time_called_after,
+            )
+            % {"count": locked.time_called_after},
         )
     if isinstance(game, Game):
         game.time_called_after = locked.time_called_after
@@ -838,9 +871,9 @@ def game_call_time(*, game: Game | int, called_by=None, check: Callable[[Game], 
 def time_withdraw_refusal(game: Game) -> str:
     """Why a time call cannot be withdrawn now ("" when it can): only while the game it ends is open."""
     if game.time_called_after is None:
-        return "Time was not called on this game."
+        return _("Time was not called on this game.")
     if game.over:
-        return "This game is over: undo its last hand first, then withdraw the time call."
+        return _("This game is over: undo its last hand first, then withdraw the time call.")
     return ""
 
 
@@ -858,9 +891,9 @@ def game_time_withdraw(*, game: Game | int, withdrawn_by=None, check: Callable[[
             game=locked,
             actor=withdrawn_by,
             action=FactChange.Action.TIME_WITHDRAWN,
-            what="Time",
-            before=f"called after {called} hands",
-            after="not called: the game goes on to the target",
+            what=pgettext("a game's history: the time call", "Time"),
+            before=ngettext("called after %(count)s hand", "called after %(count)s hands", called) % {"count": called},
+            after=_("not called: the game goes on to the target"),
         )
     if isinstance(game, Game):
         game.time_called_after = None
@@ -981,11 +1014,13 @@ def hand_version_set_aside(
             actor=actor,
             action="version_set_aside",
             hand_number=stored.number,
-            what=f"Hand {stored.number}",
+            what=_("Hand %(number)s") % {"number": stored.number},
             before=hand_summary(hand_fact_words(stored, names)),
             after=hand_summary(hand_fact_words(other, names)),
-            comment="Two phones recorded this hand; the players kept the version stored first (before), "
-            "not this one (after).",
+            comment=_(
+                "Two phones recorded this hand; the players kept the version stored first (before), "
+                "not this one (after)."
+            ),
         )
         _result_changed(game, actor, was_over=game.over)
         game.save(update_fields=["updated_at"])  # the sheet's history changed: open sheets redraw
