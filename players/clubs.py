@@ -14,6 +14,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from players.mail import absolute_url, send_after_commit
 from players.models import MANAGER_ROLES, Club, Invitation, Membership, Player, Role
@@ -52,9 +53,7 @@ def club_role(user, club: Club) -> str | None:
     if cache is None:
         cache = user._club_roles = {}
     if club.pk not in cache:
-        cache[club.pk] = (
-            Membership.objects.filter(club=club, player__user=user).values_list("role", flat=True).first()
-        )
+        cache[club.pk] = Membership.objects.filter(club=club, player__user=user).values_list("role", flat=True).first()
     return cache[club.pk]
 
 
@@ -108,7 +107,7 @@ def player_for_user(*, user) -> Player:
                 return Player.objects.create(name=name, user=user, created_by=user)
         except IntegrityError:
             continue
-    raise ValidationError({"name": "Could not find a free player name for this account."})
+    raise ValidationError({"name": _("Could not find a free player name for this account.")})
 
 
 RESERVED_SLUGS = {"join", "games"}  # first path segments of scoring/league_urls.py
@@ -126,9 +125,9 @@ def club_create(*, name: str, owner, is_public: bool = True) -> Club:
     """A new club; its creator is its owner."""
     cleaned = clean_name(name)
     if not cleaned:
-        raise ValidationError({"name": "Enter the club's name."})
+        raise ValidationError({"name": _("Enter the club's name.")})
     if len(cleaned) > 100:
-        raise ValidationError({"name": "A club's name has at most 100 characters."})
+        raise ValidationError({"name": _("A club's name has at most %(max)s characters.") % {"max": 100}})
     with transaction.atomic():
         club = Club.objects.create(name=cleaned, slug=_unique_slug(cleaned), is_public=is_public, created_by=owner)
         Membership.objects.create(club=club, player=player_for_user(user=owner), role=Role.OWNER)
@@ -141,9 +140,9 @@ def club_update(*, club: Club, changed_by=None, name: str | None = None, is_publ
     if name is not None:
         cleaned = clean_name(name)
         if not cleaned:
-            raise ValidationError({"name": "Enter the club's name."})
+            raise ValidationError({"name": _("Enter the club's name.")})
         if len(cleaned) > 100:
-            raise ValidationError({"name": "A club's name has at most 100 characters."})
+            raise ValidationError({"name": _("A club's name has at most %(max)s characters.") % {"max": 100}})
         club.name = cleaned
         fields.append("name")
     if is_public is not None:
@@ -164,20 +163,28 @@ def member_add_guest(*, club: Club, name: str, added_by=None) -> Membership:
     with transaction.atomic():
         player = Player.objects.select_for_update().get(pk=player_get_or_create(name=name, created_by=added_by).pk)
         if Membership.objects.filter(club=club, player=player).exists():
-            raise ValidationError({"name": f"{player.name} is already a member of {club.name}."})
+            raise ValidationError(
+                {"name": _("%(name)s is already a member of %(club)s.") % {"name": player.name, "club": club.name}}
+            )
         if player.user_id is not None and not (_is_user(added_by) and player.user_id == added_by.pk):
             raise ValidationError(
                 {
-                    "name": f"{player.name} has an account: send them an invitation link to {club.name} "
-                    "(Invite by link); they join when they accept it."
+                    "name": _(
+                        "%(name)s has an account: send them an invitation link to %(club)s "
+                        "(Invite by link); they join when they accept it."
+                    )
+                    % {"name": player.name, "club": club.name}
                 }
             )
         if clubs_not_run_by(added_by, player).exclude(pk=club.pk).exists():
             raise ValidationError(
                 {
-                    "name": f"{player.name} is a player of another club. If your player is someone else, add "
-                    "them under a name of their own (with a surname or an initial); if it is the same person, "
-                    "send them an invitation link instead."
+                    "name": _(
+                        "%(name)s is a player of another club. If your player is someone else, add "
+                        "them under a name of their own (with a surname or an initial); if it is the same person, "
+                        "send them an invitation link instead."
+                    )
+                    % {"name": player.name}
                 }
             )
         return Membership.objects.create(club=club, player=player)
@@ -186,9 +193,9 @@ def member_add_guest(*, club: Club, name: str, added_by=None) -> Membership:
 def member_set_role(*, membership: Membership, role: str, changed_by=None) -> Membership:
     """Make a member an admin or a player. The owner's role is not changed here."""
     if role not in (Role.ADMIN, Role.PLAYER):
-        raise ValidationError({"role": "A member's role is admin or player."})
+        raise ValidationError({"role": _("A member's role is admin or player.")})
     if membership.role == Role.OWNER:
-        raise ValidationError({"role": "The owner's role cannot be changed."})
+        raise ValidationError({"role": _("The owner's role cannot be changed.")})
     membership.role = role
     membership.save(update_fields=["role"])
     return membership
@@ -204,12 +211,14 @@ def invitation_create(
     """
     email = clean_email(email)
     if role not in (Role.ADMIN, Role.PLAYER):
-        raise ValidationError({"role": "An invitation makes its holder an admin or a player."})
+        raise ValidationError({"role": _("An invitation makes its holder an admin or a player.")})
     if player is not None:
         if player.user_id is not None:
-            raise ValidationError({"player": f"{player.name} already has an account."})
+            raise ValidationError({"player": _("%(name)s already has an account.") % {"name": player.name}})
         if not Membership.objects.filter(club=club, player=player).exists():
-            raise ValidationError({"player": f"{player.name} is not a member of {club.name}."})
+            raise ValidationError(
+                {"player": _("%(name)s is not a member of %(club)s.") % {"name": player.name, "club": club.name}}
+            )
     invitation = Invitation.objects.create(
         club=club, token=secrets.token_urlsafe(24), role=role, player=player, created_by=created_by, email=email
     )
@@ -217,7 +226,7 @@ def invitation_create(
         inviter = (created_by.get_full_name() or created_by.get_username()) if created_by else ""
         send_after_commit(
             to=[email],
-            subject=f"An invitation to {club.name}",
+            subject=_("An invitation to %(club)s") % {"club": club.name},
             template="invitation",
             context={
                 "invitation": invitation,
@@ -250,16 +259,18 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
     changes it), so the club's next e-mail reaches the person it invited.
     """
     if not _is_user(user):
-        raise ValidationError({"user": "Log in to accept an invitation."})
+        raise ValidationError({"user": _("Log in to accept an invitation.")})
     with transaction.atomic():
         invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
         if invitation.is_used:
-            raise ValidationError({"token": "This invitation has already been used."})
+            raise ValidationError({"token": _("This invitation has already been used.")})
         own = player_of(user)
         if invitation.player_id is not None:
             guest = Player.objects.select_for_update().get(pk=invitation.player_id)
             if guest.user_id is not None:
-                raise ValidationError({"player": f"{guest.name}'s record has already been claimed."})
+                raise ValidationError(
+                    {"player": _("%(name)s's record has already been claimed.") % {"name": guest.name}}
+                )
             if own is not None and own.pk != guest.pk and _only_a_name(own):
                 # E.g. "Your name at the table" typed at sign-up from this very invitation: that record
                 # is nothing yet, and the person is the guest the club knows; keep the guest's record.
@@ -268,8 +279,11 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
             if own is not None and own.pk != guest.pk:
                 raise ValidationError(
                     {
-                        "player": f"Your account already plays as {own.name}; "
-                        f"ask the club for an invitation that does not claim {guest.name}'s record."
+                        "player": _(
+                            "Your account already plays as %(own)s; "
+                            "ask the club for an invitation that does not claim %(guest)s's record."
+                        )
+                        % {"own": own.name, "guest": guest.name}
                     }
                 )
             guest.user = user

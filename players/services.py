@@ -1,6 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from players.models import NotificationPreference, Player
 
@@ -20,9 +21,9 @@ def player_get_or_create(*, name: str, created_by=None) -> Player:
     """The player with this name (any letter case), created if new."""
     cleaned = clean_name(name)
     if not cleaned:
-        raise ValidationError({"name": "Enter the player's name."})
+        raise ValidationError({"name": _("Enter the player's name.")})
     if len(cleaned) > MAX_NAME_LENGTH:
-        raise ValidationError({"name": f"A name has at most {MAX_NAME_LENGTH} characters."})
+        raise ValidationError({"name": _("A name has at most %(max)s characters.") % {"max": MAX_NAME_LENGTH}})
     existing = Player.objects.filter(name__iexact=cleaned).first()
     if existing:
         return existing
@@ -40,7 +41,7 @@ def clean_email(value: str, *, field: str = "email") -> str:
         try:
             validate_email(address)
         except ValidationError:
-            raise ValidationError({field: f"{address!r} is not an e-mail address."}) from None
+            raise ValidationError({field: _("%(address)r is not an e-mail address.") % {"address": address}}) from None
     return address
 
 

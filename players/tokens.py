@@ -10,6 +10,7 @@ from math import ceil
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from rest_framework import authentication, exceptions, throttling
 from rest_framework.authtoken.models import Token
 from rest_framework.settings import api_settings
@@ -67,7 +68,11 @@ def token_change_refused(request) -> str | None:
     if throttle.allow_request(request, None):
         return None
     minutes = max(1, ceil((throttle.wait() or 0) / 60))
-    return f"Too many API token changes: try again in {minutes} minute{'s' if minutes != 1 else ''}."
+    return ngettext(
+        "Too many API token changes: try again in %(count)s minute.",
+        "Too many API token changes: try again in %(count)s minutes.",
+        minutes,
+    ) % {"count": minutes}
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
