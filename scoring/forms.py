@@ -9,6 +9,8 @@ from typing import Any
 
 from django import forms
 from django.http import QueryDict
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from players.models import Player
 from players.services import clean_name
@@ -36,24 +38,25 @@ OVERRIDE_RULES = tuple(name for name in FIELD_LABELS if name not in OWN_CONTROL_
 _RULE_TYPES = {field.name: str(field.type) for field in fields(RuleSet)}
 
 HAND_FIELD_LABELS = {
-    "ending": "How the hand ended",
-    "by": "Who went out",
-    "knocker_deadwood": "Knocker's deadwood",
-    "defender_deadwood": "Other player's deadwood",
-    "upcard": "Upcard",
-    "upcard_rank": "Upcard",
-    "upcard_suit": "Upcard",
-    "number": "Hand number",
-    "expected_number": "Hand number",
-    "cards": "Cards",
-    "reason": "Reason for the correction",
+    "ending": gettext_lazy("How the hand ended"),
+    "by": gettext_lazy("Who went out"),
+    "knocker_deadwood": gettext_lazy("Knocker's deadwood"),
+    "defender_deadwood": gettext_lazy("Other player's deadwood"),
+    "upcard": gettext_lazy("Upcard"),
+    "upcard_rank": gettext_lazy("Upcard"),
+    "upcard_suit": gettext_lazy("Upcard"),
+    "number": gettext_lazy("Hand number"),
+    "expected_number": gettext_lazy("Hand number"),
+    "cards": gettext_lazy("Cards"),
+    "reason": gettext_lazy("Reason for the correction"),
 }
 CARD_ACTIONS = ("cards_on", "cards_off", "cards")  # enter cards, type deadwood instead, work out deadwood
+# Field codes (and the engine's own name for a box) in a refusal, said as the form says them.
 _CODE_WORDS = {
-    "knocker_deadwood": "the knocker's deadwood",
-    "defender_deadwood": "the other player's deadwood",
-    "'by'": "who went out",
-    "the defender's deadwood": "the other player's deadwood",
+    "knocker_deadwood": gettext_lazy("the knocker's deadwood"),
+    "defender_deadwood": gettext_lazy("the other player's deadwood"),
+    "'by'": gettext_lazy("who went out"),
+    "the defender's deadwood": gettext_lazy("the other player's deadwood"),
 }
 
 
@@ -62,9 +65,15 @@ def refusal_text(label: str, message: str) -> str:
     text = re.sub(r"^hand \d+: ", "", message)
     text = re.sub(r"^(knocker_deadwood|defender_deadwood) (?=\d)", "", text)  # the label already names it
     for code, words in _CODE_WORDS.items():
-        text = text.replace(code, words)
-    text = re.sub(r" \((the knocker's deadwood|the other player's deadwood)\)", "", text)
-    return f"{label}: {text}"
+        text = text.replace(code, str(words))
+    box_names = "|".join(re.escape(str(_CODE_WORDS[code])) for code in ("knocker_deadwood", "defender_deadwood"))
+    text = re.sub(rf" \(({box_names})\)", "", text)
+    return labelled(label, text)
+
+
+def labelled(label: str, message: str) -> str:
+    """A message led by the label of the box it is about ("Knocker's deadwood: ...")."""
+    return _("%(label)s: %(message)s") % {"label": label, "message": message}
 
 
 def _choice_words(name: str, value: str) -> str:
@@ -76,18 +85,18 @@ def _rule_field(name: str) -> forms.Field:
     label = FIELD_LABELS[name]
     kind = _RULE_TYPES[name]
     if name in CHOICE_RULES:
-        choices = [("", "as the preset")] + [(value, _choice_words(name, value)) for value in CHOICE_RULES[name]]
+        choices = [("", _("as the preset"))] + [(value, _choice_words(name, value)) for value in CHOICE_RULES[name]]
         return forms.ChoiceField(label=label, required=False, choices=choices)
     if kind == "bool":
         return forms.ChoiceField(
-            label=label, required=False, choices=[("", "as the preset"), ("yes", "yes"), ("no", "no")]
+            label=label, required=False, choices=[("", _("as the preset")), ("yes", _("yes")), ("no", _("no"))]
         )
     if "None" in kind:
         return forms.CharField(
             label=label,
             required=False,
             max_length=6,
-            help_text="a number, or “off”",
+            help_text=_("a number, or “off”"),
             widget=forms.TextInput(attrs={"autocomplete": "off", "size": 6}),
         )
     return forms.IntegerField(label=label, required=False, widget=forms.TextInput(attrs={**NUMERIC, "size": 6}))
@@ -95,28 +104,28 @@ def _rule_field(name: str) -> forms.Field:
 
 class NewGameForm(forms.Form):
     player_one = forms.CharField(
-        label="First player",
-        error_messages={"required": "First player: enter a name."},
+        label=gettext_lazy("First player"),
+        error_messages={"required": gettext_lazy("First player: enter a name.")},
         max_length=60,
         widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
     )
     player_two = forms.CharField(
-        label="Second player",
-        error_messages={"required": "Second player: enter a name."},
+        label=gettext_lazy("Second player"),
+        error_messages={"required": gettext_lazy("Second player: enter a name.")},
         max_length=60,
         widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
     )
     first_dealer = forms.ChoiceField(
-        label="Who deals first",
-        choices=[("one", "The first player"), ("two", "The second player")],
+        label=gettext_lazy("Who deals first"),
+        choices=[("one", gettext_lazy("The first player")), ("two", gettext_lazy("The second player"))],
         initial="one",
         widget=forms.RadioSelect,
     )
-    preset = forms.ChoiceField(label="Rules", choices=list(PRESET_LABELS.items()), initial="standard")
+    preset = forms.ChoiceField(label=gettext_lazy("Rules"), choices=list(PRESET_LABELS.items()), initial="standard")
     hollywood = forms.BooleanField(
-        label="Hollywood (three games at once)",
+        label=gettext_lazy("Hollywood (three games at once)"),
         required=False,
-        help_text="The Hollywood preset is always played Hollywood.",
+        help_text=gettext_lazy("The Hollywood preset is always played Hollywood."),
     )
 
     def __init__(self, *args, **kwargs):
@@ -124,7 +133,10 @@ class NewGameForm(forms.Form):
         # Who deals first is offered by the names typed (site.js renames them while typing).
         source = self.data if self.is_bound else self.initial
         one, two = (clean_name(str(source.get(name) or "")) for name in ("player_one", "player_two"))
-        self.fields["first_dealer"].choices = [("one", one or "The first player"), ("two", two or "The second player")]
+        self.fields["first_dealer"].choices = [
+            ("one", one or _("The first player")),
+            ("two", two or _("The second player")),
+        ]
         for name in OVERRIDE_RULES:
             self.fields[f"rule_{name}"] = _rule_field(name)
 
@@ -140,7 +152,7 @@ class NewGameForm(forms.Form):
         if cleaned.get("player_one") and cleaned.get("player_two"):
             same = clean_name(cleaned["player_one"]).lower() == clean_name(cleaned["player_two"]).lower()
             if same:
-                self.add_error("player_two", "Second player: a game needs two different players.")
+                self.add_error("player_two", _("Second player: a game needs two different players."))
         spec: dict[str, Any] = {"preset": cleaned.get("preset") or "standard"}
         for name in OVERRIDE_RULES:
             raw = cleaned.get(f"rule_{name}")
@@ -149,15 +161,15 @@ class NewGameForm(forms.Form):
             try:
                 spec[name] = parse_value(name, raw)  # the one override parser (season form, API and import too)
             except RuleError as error:
-                self.add_error(f"rule_{name}", f"{FIELD_LABELS[name]}: {error.message}")
+                self.add_error(f"rule_{name}", labelled(FIELD_LABELS[name], error.message))
         if cleaned.get("hollywood") and spec["preset"] != "hollywood":
             spec["hollywood"] = True
         try:
             cleaned["rules"] = resolve_rules(spec)
         except RuleError as error:
             target = f"rule_{error.field}" if f"rule_{error.field}" in self.fields else "preset"
-            label = FIELD_LABELS.get(error.field, "Rules")
-            self.add_error(target, f"{label}: {error.message}")
+            label = FIELD_LABELS.get(error.field, _("Rules"))
+            self.add_error(target, labelled(label, error.message))
         return cleaned
 
 
@@ -188,8 +200,8 @@ class HandForm(forms.Form):
         label=HAND_FIELD_LABELS["ending"],
         widget=forms.RadioSelect,
         error_messages={
-            "required": "How the hand ended: choose Knock, Gin or Dead hand.",
-            "invalid_choice": "How the hand ended: %(value)s is not allowed under these rules.",
+            "required": gettext_lazy("How the hand ended: choose Knock, Gin or Dead hand."),
+            "invalid_choice": gettext_lazy("How the hand ended: %(value)s is not allowed under these rules."),
         },
     )
     by = forms.TypedChoiceField(label=HAND_FIELD_LABELS["by"], required=False, coerce=int, widget=forms.RadioSelect)
@@ -197,14 +209,14 @@ class HandForm(forms.Form):
         label=HAND_FIELD_LABELS["knocker_deadwood"],
         required=False,
         widget=forms.TextInput(attrs=NUMERIC),
-        error_messages={"invalid": "Knocker's deadwood: enter a whole number."},
+        error_messages={"invalid": gettext_lazy("Knocker's deadwood: enter a whole number.")},
     )
     defender_deadwood = forms.IntegerField(
         label=HAND_FIELD_LABELS["defender_deadwood"],
         required=False,
-        help_text="after lay-offs",
+        help_text=gettext_lazy("after lay-offs"),
         widget=forms.TextInput(attrs=NUMERIC),
-        error_messages={"invalid": "Other player's deadwood: enter a whole number."},
+        error_messages={"invalid": gettext_lazy("Other player's deadwood: enter a whole number.")},
     )
     expected_number = forms.IntegerField(required=False, widget=forms.HiddenInput)
     entry = forms.CharField(required=False, widget=forms.HiddenInput)  # "cards" while entering cards
@@ -219,8 +231,8 @@ class HandForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.game = game
         self.rules = rules
-        self.fields["cards_one"].label = f"{game.player_one.name}'s cards"
-        self.fields["cards_two"].label = f"{game.player_two.name}'s cards"
+        self.fields["cards_one"].label = _("%(name)s's cards") % {"name": game.player_one.name}
+        self.fields["cards_two"].label = _("%(name)s's cards") % {"name": game.player_two.name}
         endings = []
         if rules.oklahoma or rules.knock_limit > 0:
             endings.append("knock")
@@ -235,13 +247,13 @@ class HandForm(forms.Form):
         ]
         if rules.oklahoma:
             self.fields["upcard_rank"] = forms.ChoiceField(
-                label="Upcard rank",
+                label=_("Upcard rank"),
                 required=False,
                 choices=[(name, name) for name in RANK_NAMES],
                 widget=forms.RadioSelect,
             )
             self.fields["upcard_suit"] = forms.ChoiceField(
-                label="Upcard suit",
+                label=_("Upcard suit"),
                 required=False,
                 choices=[(suit, f"{SUIT_SYMBOLS[suit]} {suit}") for suit in SUITS],
                 widget=forms.RadioSelect,
@@ -260,13 +272,13 @@ class HandForm(forms.Form):
         # A knocker's deadwood given with a gin is not dropped here: the services answer it
         # (0 is a gin's own deadwood, any other number is refused), as for the API and import.
         elif ending and cleaned.get("by") in (None, ""):
-            self.add_error("by", f"{HAND_FIELD_LABELS['by']}: choose the player who went out.")
+            self.add_error("by", _("Who went out: choose the player who went out."))
         if self.rules.oklahoma:
             rank, suit = cleaned.get("upcard_rank"), cleaned.get("upcard_suit")
             if rank and suit:
                 cleaned["upcard"] = f"{rank}{suit}"
             elif rank or suit:
-                self.add_error("upcard_rank", "Upcard: choose both the rank and the suit.")
+                self.add_error("upcard_rank", _("Upcard: choose both the rank and the suit."))
             else:
                 cleaned["upcard"] = None
         else:
@@ -305,14 +317,25 @@ class HandForm(forms.Form):
         for name, mine, theirs in (("cards_one", one, two), ("cards_two", two, one)):
             rows = [
                 [
-                    {**face, "id": f"id_{name}_{face['code']}", "checked": face["code"] in mine,
-                     "taken": face["code"] in theirs and face["code"] not in mine}
+                    {
+                        **face,
+                        "id": f"id_{name}_{face['code']}",
+                        "checked": face["code"] in mine,
+                        "taken": face["code"] in theirs and face["code"] not in mine,
+                    }
                     for face in faces
                 ]
-                for _, faces in suit_rows()
+                for _suit, faces in suit_rows()
             ]
-            grids.append({"name": name, "label": self.fields[name].label, "rows": rows, "count": len(mine),
-                          "errors": self.errors.get(name, []) if self.is_bound else []})
+            grids.append(
+                {
+                    "name": name,
+                    "label": self.fields[name].label,
+                    "rows": rows,
+                    "count": len(mine),
+                    "errors": self.errors.get(name, []) if self.is_bound else [],
+                }
+            )
         return grids
 
     def facts(self) -> dict[str, Any]:
@@ -335,21 +358,23 @@ class HandForm(forms.Form):
         )
 
 
-def _reason_field(label: str) -> forms.CharField:
+def _reason_field(label) -> forms.CharField:
     """Why a hand is corrected or removed: optional, but a confirmed result needs it (the service's rule)."""
     return forms.CharField(
         label=label,
         required=False,
         max_length=500,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Optional; required when the result was already confirmed. Shown in the game's history.",
+        help_text=gettext_lazy(
+            "Optional; required when the result was already confirmed. Shown in the game's history."
+        ),
     )
 
 
 class CorrectionForm(HandForm):
     """A hand's corrected facts and why (kept in the game's history; a confirmed result needs it)."""
 
-    reason = _reason_field("Reason for the correction")
+    reason = _reason_field(gettext_lazy("Reason for the correction"))
 
     def reason_text(self) -> str:
         return (getattr(self, "cleaned_data", {}).get("reason") or self.data.get("reason") or "").strip()
@@ -358,7 +383,7 @@ class CorrectionForm(HandForm):
 class RemovalForm(forms.Form):
     """Why a hand is removed (kept in the game's history; a confirmed result needs it)."""
 
-    reason = _reason_field("Reason for the removal")
+    reason = _reason_field(gettext_lazy("Reason for the removal"))
 
     def add_refusal(self, field: str, message: str) -> None:
         """Attach a service refusal (HandRefused) to the reason box, or to the form."""
@@ -400,20 +425,25 @@ class PlayerMergeForm(forms.Form):
 
     keep = forms.ModelChoiceField(
         queryset=Player.objects.none(),
-        label="Keep",
-        error_messages={"required": "Keep: choose the record to keep.", "invalid_choice": "Keep: choose a player."},
+        label=gettext_lazy("Keep"),
+        error_messages={
+            "required": gettext_lazy("Keep: choose the record to keep."),
+            "invalid_choice": gettext_lazy("Keep: choose a player."),
+        },
     )
     drop = forms.ModelChoiceField(
         queryset=Player.objects.none(),
-        label="Merge into it (then delete)",
+        label=gettext_lazy("Merge into it (then delete)"),
         error_messages={
-            "required": "Merge into it: choose the record to merge.",
-            "invalid_choice": "Merge into it: choose a player.",
+            "required": gettext_lazy("Merge into it: choose the record to merge."),
+            "invalid_choice": gettext_lazy("Merge into it: choose a player."),
         },
     )
     same_person = forms.BooleanField(
-        label="These two records are the same person",
-        error_messages={"required": "Tick that the two records are the same person: a merge cannot be undone."},
+        label=gettext_lazy("These two records are the same person"),
+        error_messages={
+            "required": gettext_lazy("Tick that the two records are the same person: a merge cannot be undone.")
+        },
     )
 
     def __init__(self, *args, players, **kwargs):

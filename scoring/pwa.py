@@ -13,11 +13,12 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from scoring.engine.rules import rule_words
-from scoring.scoresheet import HAND_ROW_WORDS_JSON
+from scoring.scoresheet import hand_row_words_json
 
 THEME_COLOUR = "#166534"
 
@@ -48,7 +49,7 @@ def manifest(request):
     body = {
         "name": "GinLeague",
         "short_name": "GinLeague",
-        "description": "Score gin rummy at the table, with or without a network.",
+        "description": _("Score gin rummy at the table, with or without a network."),
         "id": reverse("home"),
         "start_url": reverse("home"),
         "scope": "/",
@@ -113,5 +114,5 @@ def service_worker(request):
 @require_safe
 def offline_waiting(request):
     """What this phone holds that the server has not yet stored (filled in by static/js/offline.js)."""
-    context = {"hand_words": HAND_ROW_WORDS_JSON, "rule_words": json.dumps(rule_words())}
+    context = {"hand_words": hand_row_words_json(), "rule_words": json.dumps(rule_words())}
     return render(request, "scoring/offline_waiting.html", context)

@@ -10,6 +10,8 @@ import json
 
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from scoring.audit import ENDING_WORDS
 from scoring.engine.card_facts import best_play_note
@@ -18,23 +20,32 @@ from scoring.engine.score import HandResult, SessionResult, running_totals
 from scoring.models import Game, Hand
 from scoring.templatetags.hand_cards import hand_cards_html
 
-# How a row of the hands table reads: the sheet drawn here and the sheet the phone draws offline
-# (static/js/offline.js, which reads these from the page: `hand_words` as JSON) say a hand the same way.
-# Each is a template: {by}, {winner}, {dealer} are names; {ending} a word of `endings`; the rest figures.
-HAND_ROW_WORDS = {
-    "went_out": "{by} {ending}",
-    "undercut": "{by} knock, <strong>undercut</strong> by {winner}",  # HTML: only the names are filled in
-    "dead": "Dead hand",
-    "knock_deadwood": "deadwood {knocker} v {defender}",
-    "gin_deadwood": "deadwood 0 v {defender}",
-    "upcard": "up {upcard}",
-    "dealt": "{dealer} dealt",
-    "joiner": " · ",
-    "endings": {ending: word.lower() for ending, word in ENDING_WORDS.items()},
-    "suits": SUIT_SYMBOLS,
-}
-# Handed to offline.js in a data attribute (the pages allow no inline script, JSON included).
-HAND_ROW_WORDS_JSON = json.dumps(HAND_ROW_WORDS)
+
+def hand_row_words() -> dict:
+    """How a row of the hands table reads, in the active language.
+
+    The sheet drawn here and the sheet the phone draws offline (static/js/offline.js, which reads
+    these from the page: `hand_words` as JSON) say a hand the same way. Each is a template: {by},
+    {winner}, {dealer} are names; {ending} a word of `endings`; the rest figures.
+    """
+    return {
+        "went_out": _("{by} {ending}"),
+        # HTML: only the names are filled in.
+        "undercut": _("{by} knock, <strong>undercut</strong> by {winner}"),
+        "dead": _("Dead hand"),
+        "knock_deadwood": _("deadwood {knocker} v {defender}"),
+        "gin_deadwood": _("deadwood 0 v {defender}"),
+        "upcard": _("up {upcard}"),
+        "dealt": _("{dealer} dealt"),
+        "joiner": " · ",
+        "endings": {ending: str(word).lower() for ending, word in ENDING_WORDS.items()},
+        "suits": SUIT_SYMBOLS,
+    }
+
+
+def hand_row_words_json() -> str:
+    """``hand_row_words()`` for offline.js, in a data attribute (the pages allow no inline script, JSON included)."""
+    return json.dumps(hand_row_words())
 
 
 def upcard_text(upcard: str) -> str:
@@ -44,17 +55,18 @@ def upcard_text(upcard: str) -> str:
 def describe_result(result: HandResult, names: dict, *, hollywood: bool = False) -> str:
     """A hand's outcome in words, e.g. "Undercut! Bob scores 27."."""
     if result.result == "dead":
-        return f"Dead hand: nobody scores; {names[result.dealer]} deals again."
-    winner = names[result.winner]
+        return _("Dead hand: nobody scores; %(dealer)s deals again.") % {"dealer": names[result.dealer]}
+    facts = {"winner": names[result.winner], "points": result.points}
     lead = {
-        "knock": f"{winner} knocks and scores {result.points}",
-        "undercut": f"Undercut! {winner} scores {result.points}",
-        "gin": f"Gin! {winner} scores {result.points}",
-        "big_gin": f"Big gin! {winner} scores {result.points}",
-    }[result.result]
-    extra = " (doubled: spade upcard)" if result.doubled else ""
+        "knock": _("%(winner)s knocks and scores %(points)s"),
+        "undercut": _("Undercut! %(winner)s scores %(points)s"),
+        "gin": _("Gin! %(winner)s scores %(points)s"),
+        "big_gin": _("Big gin! %(winner)s scores %(points)s"),
+    }[result.result] % facts
+    extra = _(" (doubled: spade upcard)") if result.doubled else ""
     if hollywood:
-        extra += f", in game{'s' if len(result.games) > 1 else ''} {' and '.join(map(str, result.games))}"
+        games = _(" and ").join(map(str, result.games))
+        extra += ngettext(", in game %(games)s", ", in games %(games)s", len(result.games)) % {"games": games}
     return f"{lead}{extra}."
 
 
@@ -79,7 +91,11 @@ def _hand_row(number: int, result: HandResult, what, meta: str, cells: list[dict
     )
     fix = (
         format_html(
-            '<td class="fix"><a href="{}{}/edit/" aria-label="Edit hand {}">Edit</a></td>', edit_prefix, number, number
+            '<td class="fix"><a href="{}{}/edit/" aria-label="{}">{}</a></td>',
+            edit_prefix,
+            number,
+            _("Edit hand %(number)s") % {"number": number},
+            _("Edit"),
         )
         if edit_prefix
         else ""
@@ -107,14 +123,13 @@ def hands_hidden(count: int, *, show_all: bool) -> int:
     return 0 if show_all else max(count - SHEET_HANDS_SHOWN, 0)
 
 
-def sheet_rows(
-    game: Game, hands: list[Hand], session: SessionResult, *, editable: bool, hidden: int = 0
-) -> list[str]:
+def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editable: bool, hidden: int = 0) -> list[str]:
     """One HTML row per hand after the first ``hidden``: who, what, deadwood, points and the running totals."""
     players = (game.player_one, game.player_two)
     names = {player.pk: player.name for player in players}
     hollywood = len(session.games) > 1
     rows = []
+    row_words = hand_row_words()
     edit_prefix = reverse("hand_submit", args=[game.pk])  # .../hands/ ; + "<number>/edit/"
     shown = zip(hands, session.hands, running_totals(session), strict=True)
     for hand, result, totals in shown:
@@ -136,7 +151,7 @@ def sheet_rows(
                     {"value": game_totals[player.pk], "game": game_number, "scored": result.winner == player.pk}
                     for player in players
                 )
-        words = HAND_ROW_WORDS
+        words = row_words
         if hand.ending == "dead":
             what = words["dead"]
         elif result.result == "undercut":
@@ -157,8 +172,9 @@ def sheet_rows(
                 meta.append(note)
         if hand.cards:  # entered card by card: the melds, lay-offs and deadwood, worked out now
             what = format_html(
-                '{}<details class="cards-of-hand"><summary>Cards</summary>{}</details>',
+                '{}<details class="cards-of-hand"><summary>{}</summary>{}</details>',
                 what,
+                _("Cards"),
                 hand_cards_html(hand, *players),
             )
         meta_text = words["joiner"].join(meta)

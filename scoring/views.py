@@ -17,6 +17,8 @@ from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from players.models import Player
@@ -38,6 +40,7 @@ from scoring.forms import (
     RemovalForm,
     as_form_data,
     hand_initial,
+    labelled,
     new_game_initial,
     refusal_text,
 )
@@ -58,7 +61,7 @@ from scoring.permissions import (
     refuse_closed_season,
     result_waits_for,
 )
-from scoring.scoresheet import HAND_ROW_WORDS_JSON, describe_result, hands_hidden, sheet_boards, sheet_rows
+from scoring.scoresheet import describe_result, hand_row_words_json, hands_hidden, sheet_boards, sheet_rows
 from scoring.selectors import game_for_sheet, game_list, game_session, todo_for
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
@@ -104,9 +107,9 @@ def _load_game(pk: int, user) -> Game:
     try:
         game = game_for_sheet(pk=pk)
     except Game.DoesNotExist:
-        raise Http404("No such game") from None
+        raise Http404(_("No such game")) from None
     if not can_view_game(user, game):
-        raise Http404("No such game")
+        raise Http404(_("No such game"))
     return game
 
 
@@ -171,7 +174,7 @@ def sheet_context(
         "preset_label": PRESET_LABELS.get(rules.preset, rules.preset),
         "overrides": rules.describe_overrides(),
         "all_rules": rules.describe(),
-        "hand_words": HAND_ROW_WORDS_JSON,
+        "hand_words": hand_row_words_json(),
         "players": players,
         "hollywood": hollywood,
         "rows": rows,
@@ -207,10 +210,14 @@ def _time_note(session, hand_count: int) -> str:
     if called is None:
         return ""
     if session.over:
-        return f"Time was called after hand {called}." if called else "Time was called during hand 1."
+        if called:
+            return _("Time was called after hand %(number)s.") % {"number": called}
+        return _("Time was called during hand 1.")
     if hand_count == called:
-        return f"Time called: hand {called + 1} is the last, unless the players are level after it."
-    return "Time called, and the players are level: the next hand that puts one of them ahead is the last."
+        return _("Time called: hand %(number)s is the last, unless the players are level after it.") % {
+            "number": called + 1
+        }
+    return _("Time called, and the players are level: the next hand that puts one of them ahead is the last.")
 
 
 @require_POST
@@ -232,14 +239,14 @@ def game_time(request, pk: int):
         else:
             services.game_call_time(game=game, called_by=request.user)
     except HandRefused as refusal:
-        messages.error(request, refusal_text("Time", refusal.message_text))
+        messages.error(request, refusal_text(_("Time"), refusal.message_text))
     else:
         called = game.time_called_after
         messages.success(
             request,
-            "Time call withdrawn: the game goes on to the target."
+            _("Time call withdrawn: the game goes on to the target.")
             if called is None
-            else f"Time called: hand {called + 1} is the last, unless level.",
+            else _("Time called: hand %(number)s is the last, unless level.") % {"number": called + 1},
         )
     return redirect("game", pk=game.pk)
 
@@ -329,7 +336,12 @@ def _card_context(form: HandForm | None, game: Game) -> dict:
         for name, best in zip(DEADWOOD_BOXES, (worked.knocker_deadwood, worked.defender_deadwood), strict=True):
             typed = str(form.data.get(name, "")).strip()
             if best is not None and typed.isdigit() and int(typed) != best:
-                typed_notes.append(f"{HAND_FIELD_LABELS[name]}: you typed {typed}; best play {best}")
+                typed_notes.append(
+                    labelled(
+                        HAND_FIELD_LABELS[name],
+                        _("you typed %(typed)s; best play %(best)s") % {"typed": typed, "best": best},
+                    )
+                )
     by_id = form.cleaned_data.get("by")
     by, other = game.player_one, game.player_two
     if by_id == game.player_two_id:
@@ -425,7 +437,7 @@ def _preview_text(
     """
     if not form.is_valid():
         if "ending" in form.errors and not form.data.get("ending"):
-            return ("" if live else "Choose how the hand ended."), False, []
+            return ("" if live else _("Choose how the hand ended.")), False, []
         errors = [
             error
             for name, field_errors in form.errors.items()
@@ -457,7 +469,7 @@ def _preview_text(
 def hand_preview(request, game: Game):
     """htmx: the live preview of the hand being typed."""
     form = HandForm(request.POST, game=game, rules=game.rule_set)
-    text, ok, _ = _preview_text(form, game, live=True)
+    text, ok, _changes = _preview_text(form, game, live=True)
     return render(request, "scoring/game.html#preview", {"preview": text, "preview_ok": ok})
 
 
@@ -485,7 +497,7 @@ def hand_submit(request, game: Game):
     if action == "preview":
         form.is_valid()
         form = _with_cards(form, _card_work(form, rules), game, rules)
-        text, ok, _ = _preview_text(form, game)
+        text, ok, _changes = _preview_text(form, game)
         return _render_sheet(request, game, form=form, preview=text, preview_ok=ok)
     key = request.POST.get(SAVE_KEY_FIELD) or request.headers.get("Idempotency-Key")
     if not key or idempotency.key_problem(key, SAVE_KEY_FIELD):
@@ -552,7 +564,7 @@ def _record_hand(request, game: Game, form: HandForm, rules) -> HttpResponse:
         return _render_sheet(request, game, form=form, status=422)
     fresh = hand.game  # the game as written, with its hands and scores: no second read
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
-    saved = f"Hand {hand.number} saved: " + _hand_words(hand, names)
+    saved = _("Hand %(number)s saved: %(words)s") % {"number": hand.number, "words": _hand_words(hand, names)}
     if request.htmx:  # the next hand is entered the same way as this one
         response = _render_sheet(request, fresh, saved=saved, card_mode=form.card_mode)
     else:
@@ -569,16 +581,21 @@ def _hand_words(hand: Hand, names: dict) -> str:
 def _report_changes(request, heading: str, changes) -> None:
     messages.success(request, heading)
     if not changes:
-        messages.info(request, "No other figure changed.")
+        messages.info(request, _("No other figure changed."))
     for change in changes:
-        messages.info(request, f"{change.what}: {change.before} \u2192 {change.after}", extra_tags="change")
+        messages.info(
+            request,
+            _("%(what)s: %(before)s → %(after)s")
+            % {"what": change.what, "before": change.before, "after": change.after},
+            extra_tags="change",
+        )
 
 
 def _hand_of(game: Game, number: int) -> Hand:
     for hand in game.hands.all():
         if hand.number == number:
             return hand
-    raise Http404("No such hand")
+    raise Http404(_("No such hand"))
 
 
 @require_POST
@@ -590,23 +607,22 @@ def hand_undo(request, game: Game):
         number = None
     if number is None or number != game.hand_count:
         messages.error(
-            request, "Hand number: the sheet changed since you looked; nothing was undone. Check it and try again."
+            request, _("Hand number: the sheet changed since you looked; nothing was undone. Check it and try again.")
         )
         return redirect("game", pk=game.pk)
     hand = _hand_of(game, number)
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     try:
-        changes = services.hand_remove(
-            hand=hand, removed_by=request.user, reason=request.POST.get("reason", "")[:500]
-        )
+        changes = services.hand_remove(hand=hand, removed_by=request.user, reason=request.POST.get("reason", "")[:500])
     except Hand.DoesNotExist:
-        messages.error(request, "Hand number: that hand was already removed; nothing was undone.")
+        messages.error(request, _("Hand number: that hand was already removed; nothing was undone."))
         return redirect("game", pk=game.pk)
     except HandRefused as refusal:
         # A confirmed result: the removal page has the box to say why.
-        messages.error(request, refusal_text("Reason for the removal", refusal.message_text))
+        messages.error(request, refusal_text(_("Reason for the removal"), refusal.message_text))
         return redirect("hand_remove", pk=game.pk, number=number)
-    _report_changes(request, f"Undid hand {number} ({_hand_words(hand, names)[:-1]}).", changes)
+    undone = _("Undid hand %(number)s (%(words)s).") % {"number": number, "words": _hand_words(hand, names)[:-1]}
+    _report_changes(request, undone, changes)
     return redirect("game", pk=game.pk)
 
 
@@ -626,13 +642,11 @@ def hand_edit(request, game: Game, number: int):
             if facts is not None:
                 facts.setdefault("cards", None)  # typed deadwood: any stored cards no longer apply
                 try:
-                    changes = services.hand_edit(
-                        hand=hand, edited_by=request.user, reason=form.reason_text(), **facts
-                    )
+                    changes = services.hand_edit(hand=hand, edited_by=request.user, reason=form.reason_text(), **facts)
                 except HandRefused as refusal:
                     form.add_refusal(refusal.field, refusal.message_text)
                 else:
-                    _report_changes(request, f"Hand {number} corrected.", changes)
+                    _report_changes(request, _("Hand %(number)s corrected.") % {"number": number}, changes)
                     return redirect("game", pk=game.pk)
             status = 422
         else:
@@ -664,16 +678,15 @@ def hand_remove(request, game: Game, number: int):
     if request.method == "POST":
         if form.is_valid():
             try:
-                changes = services.hand_remove(
-                    hand=hand, removed_by=request.user, reason=form.cleaned_data["reason"]
-                )
+                changes = services.hand_remove(hand=hand, removed_by=request.user, reason=form.cleaned_data["reason"])
             except Hand.DoesNotExist:
-                messages.error(request, "Hand number: that hand was already removed.")
+                messages.error(request, _("Hand number: that hand was already removed."))
                 return redirect("game", pk=game.pk)
             except HandRefused as refusal:
                 form.add_refusal(refusal.field, refusal.message_text)
             else:
-                _report_changes(request, f"Hand {number} removed; later hands moved up one.", changes)
+                removed = _("Hand %(number)s removed; later hands moved up one.") % {"number": number}
+                _report_changes(request, removed, changes)
                 return redirect("game", pk=game.pk)
         status = 422
     context = {
@@ -696,12 +709,12 @@ def player_merge(request):
         return redirect_to_login(request.get_full_path())
     players = mergeable_players(request.user)
     if not players.exists():
-        raise PermissionDenied("Only staff and clubs' owners and admins merge player records.")
+        raise PermissionDenied(_("Only staff and clubs' owners and admins merge player records."))
     form = PlayerMergeForm(request.POST if request.method == "POST" else None, players=players)
     if request.method == "POST" and form.is_valid():
         keep, drop = form.cleaned_data["keep"], form.cleaned_data["drop"]
         if refusal := merge_refusal(request.user, keep, drop):
-            form.add_error("drop", f"Merge into it: {refusal}")
+            form.add_error("drop", _("Merge into it: %(refusal)s") % {"refusal": refusal})
         else:
             try:
                 result = player_merge_service(keep=keep, drop=drop, merged_by=request.user)
@@ -709,11 +722,12 @@ def player_merge(request):
                 for message in error.message_dict.get("drop", error.messages):
                     form.add_error("drop", message)
             else:
-                messages.success(
-                    request,
-                    f"{result.dropped_name} merged into {keep.name}: {result.games} "
-                    f"game{'s' if result.games != 1 else ''} moved, each with a line in its history.",
-                )
+                merged = ngettext(
+                    "%(dropped)s merged into %(kept)s: %(count)s game moved, each with a line in its history.",
+                    "%(dropped)s merged into %(kept)s: %(count)s games moved, each with a line in its history.",
+                    result.games,
+                ) % {"dropped": result.dropped_name, "kept": keep.name, "count": result.games}
+                messages.success(request, merged)
                 return redirect(reverse("stats:player", args=[keep.pk]))
     status = 422 if form.errors else 200
     return render(request, "scoring/player_merge.html", {"form": form}, status=status)
@@ -800,11 +814,11 @@ def game_new(request):
     try:
         player_one = player_get_or_create(name=data["player_one"], created_by=request.user)
     except ValidationError as error:
-        form.add_error("player_one", "First player: " + " ".join(error.messages))
+        form.add_error("player_one", _("First player: %(problem)s") % {"problem": " ".join(error.messages)})
     try:
         player_two = player_get_or_create(name=data["player_two"], created_by=request.user)
     except ValidationError as error:
-        form.add_error("player_two", "Second player: " + " ".join(error.messages))
+        form.add_error("player_two", _("Second player: %(problem)s") % {"problem": " ".join(error.messages)})
     if not form.errors:
         try:
             game = services.game_create(
@@ -843,7 +857,7 @@ def rules_check(request):
 def play_again(request, game: Game):
     """A new sitting: same players, same rules, the dealer carried on."""
     rules = game.rule_set
-    _, session = game_session(game, rules)
+    _hands, session = game_session(game, rules)
     dealer_pk = dealer_after(rules, (game.player_one_id, game.player_two_id), game.first_dealer_id, session.hands)
     new = services.game_create(
         player_one=game.player_one,
@@ -852,5 +866,8 @@ def play_again(request, game: Game):
         rules=rules,
         created_by=request.user,
     )
-    messages.success(request, f"New game: {game.player_one.name} v {game.player_two.name}, same rules.")
+    messages.success(
+        request,
+        _("New game: %(one)s v %(two)s, same rules.") % {"one": game.player_one.name, "two": game.player_two.name},
+    )
     return redirect(reverse("game", kwargs={"pk": new.pk}))

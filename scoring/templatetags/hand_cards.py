@@ -10,12 +10,18 @@ from typing import Any
 
 from django import template
 from django.template.loader import render_to_string
+from django.utils.translation import pgettext_lazy
 
 from scoring.engine.card_facts import hand_display
 
 register = template.Library()
 
-WENT_OUT = {"knock": "knocked", "gin": "gin", "big_gin": "big gin"}
+# How who went out did it, beside their name above their cards.
+WENT_OUT = {
+    "knock": pgettext_lazy("gin scoring: how a player went out", "knocked"),
+    "gin": pgettext_lazy("gin scoring: how a player went out", "gin"),
+    "big_gin": pgettext_lazy("gin scoring: how a player went out", "big gin"),
+}
 
 
 def card_sides(cards: Any, ending: str, *, by_name: str, other_name: str) -> list[dict] | None:
