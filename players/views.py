@@ -10,6 +10,7 @@ from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from players.forms import EmailSettingsForm, SignUpForm, SiteSettingsForm
@@ -46,7 +47,7 @@ def setup(request):
     if request.method == "POST" and form.is_valid():
         user = _create_account(form, owner=True)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.username}. You own this GinLeague.")
+        messages.success(request, _("Welcome, %(username)s. You own this GinLeague.") % {"username": user.username})
         return redirect("home")
     return render(request, "registration/setup.html", {"form": form}, status=422 if form.errors else 200)
 
@@ -86,7 +87,7 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = _create_account(form, owner=False)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.username}.")
+        messages.success(request, _("Welcome, %(username)s.") % {"username": user.username})
         return redirect(next_page or reverse("home"))
     context = {"form": form, "next": next_page, "claimed": claimed}
     return render(request, "registration/signup.html", context, status=422 if form.errors else 200)
@@ -115,12 +116,15 @@ def site_settings(request):
 
         return redirect_to_login(request.get_full_path())
     if not request.user.is_superuser:
-        raise PermissionDenied("Only the owner may change the site settings.")
+        raise PermissionDenied(_("Only the owner may change the site settings."))
     row = SiteSettings.load()
     form = SiteSettingsForm(request.POST if request.method == "POST" else None, instance=row)
     if request.method == "POST" and form.is_valid():
         form.save()
-        messages.success(request, "Settings saved: sign-up is " + ("open." if row.signup_open else "closed."))
+        messages.success(
+            request,
+            _("Settings saved: sign-up is open.") if row.signup_open else _("Settings saved: sign-up is closed."),
+        )
         return redirect("site_settings")
     return render(request, "players/settings.html", {"form": form})
 
@@ -139,7 +143,7 @@ def account(request):
             account_email_set(
                 user=request.user, email=email_form.cleaned_data["email"], notify=email_form.cleaned_data["notify"]
             )
-            messages.success(request, "E-mail settings saved.")
+            messages.success(request, _("E-mail settings saved."))
             return redirect("account")
     else:
         email_form = EmailSettingsForm(initial={"email": request.user.email, "notify": wants_email(request.user)})
@@ -152,12 +156,12 @@ def account(request):
             status = 429
         elif action == "create":
             token_create(user=request.user)
-            messages.success(request, "New API token created; any older token has stopped working.")
+            messages.success(request, _("New API token created; any older token has stopped working."))
         elif action == "revoke":
             revoked = token_revoke(user=request.user)
-            messages.success(request, "API token revoked." if revoked else "You had no API token.")
+            messages.success(request, _("API token revoked.") if revoked else _("You had no API token."))
         else:
-            messages.error(request, "Choose to create or revoke the API token.")
+            messages.error(request, _("Choose to create or revoke the API token."))
         if status == 200:
             return redirect("account")
     context = {
