@@ -21,6 +21,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import requires_csrf_token
 
 from scoring.api.common import problem
@@ -28,26 +30,47 @@ from scoring.api.common import problem
 API_PREFIX = "/api/"
 
 MESSAGES = {
-    400: "The request could not be understood.",
-    403: "You are not allowed to do that.",
-    404: "There is nothing at this address.",
-    413: "The request is too large.",
-    500: "Something went wrong on our side, and it has been logged. Nothing you sent was half-saved.",
-    503: "The database is not answering for a moment (a restart or failover). Nothing you sent was saved; "
-    "send it again in a few seconds.",
-    "csrf": "This form's security check failed, so nothing was saved: the page was probably open "
-    "from before you signed in or out, or your browser blocked this site's cookies.",
+    400: gettext_lazy("The request could not be understood."),
+    403: gettext_lazy("You are not allowed to do that."),
+    404: gettext_lazy("There is nothing at this address."),
+    413: gettext_lazy("The request is too large."),
+    500: gettext_lazy("Something went wrong on our side, and it has been logged. Nothing you sent was half-saved."),
+    503: gettext_lazy(
+        "The database is not answering for a moment (a restart or failover). Nothing you sent was saved; "
+        "send it again in a few seconds."
+    ),
+    "csrf": gettext_lazy(
+        "This form's security check failed, so nothing was saved: the page was probably open "
+        "from before you signed in or out, or your browser blocked this site's cookies."
+    ),
 }
 # For the pages: a heading, and what the visitor can do about it.
 PAGES = {
-    400: ("Bad request", "Go back, reload the page and try again."),
-    403: ("Not allowed", "Sign in with an account that may do this, or ask the game's players or the club's owner."),
-    404: ("Not found", "The address may be mistyped, or the game, player or club was removed or is private."),
-    413: ("Too large", "Send less at once: a request may carry at most 2.5 MB."),
-    500: ("Something went wrong", "Try again in a moment; if it keeps happening, tell the site's owner."),
-    "csrf": ("Form expired", "Reload the page (your entries may need typing again) and send it again; "
-             "if it keeps happening, allow cookies for this site."),
-    503: ("Try again in a moment", "Go back and send it again: a hand sent twice with the same form is saved once."),
+    400: (gettext_lazy("Bad request"), gettext_lazy("Go back, reload the page and try again.")),
+    403: (
+        gettext_lazy("Not allowed"),
+        gettext_lazy("Sign in with an account that may do this, or ask the game's players or the club's owner."),
+    ),
+    404: (
+        gettext_lazy("Not found"),
+        gettext_lazy("The address may be mistyped, or the game, player or club was removed or is private."),
+    ),
+    413: (gettext_lazy("Too large"), gettext_lazy("Send less at once: a request may carry at most 2.5 MB.")),
+    500: (
+        gettext_lazy("Something went wrong"),
+        gettext_lazy("Try again in a moment; if it keeps happening, tell the site's owner."),
+    ),
+    "csrf": (
+        gettext_lazy("Form expired"),
+        gettext_lazy(
+            "Reload the page (your entries may need typing again) and send it again; "
+            "if it keeps happening, allow cookies for this site."
+        ),
+    ),
+    503: (
+        gettext_lazy("Try again in a moment"),
+        gettext_lazy("Go back and send it again: a hand sent twice with the same form is saved once."),
+    ),
 }
 # Seconds a client waits before sending again: a database restart or failover takes a few.
 RETRY_AFTER_SECONDS = 2
@@ -63,15 +86,16 @@ def _message(exception, status: int) -> str:
     """The exception's own words when it has some (a string we wrote), else the general one."""
     if exception is not None and exception.args and isinstance(exception.args[0], str) and exception.args[0]:
         return exception.args[0]
-    return MESSAGES[status]
+    return str(MESSAGES[status])
 
 
 def _answer(request, status: int, message: str, field: str | None = None) -> HttpResponse:
     if _is_api(request):
         return JsonResponse(problem(field, message), status=status)
     heading, advice = PAGES[status]
-    return render(request, "errors/page.html", {"heading": heading, "message": message, "advice": advice},
-                  status=status)
+    return render(
+        request, "errors/page.html", {"heading": heading, "message": message, "advice": advice}, status=status
+    )
 
 
 @requires_csrf_token
@@ -88,8 +112,9 @@ def csrf_failure(request, reason=""):
     if _is_api(request):
         return JsonResponse(problem(None, MESSAGES["csrf"]), status=403)
     heading, advice = PAGES["csrf"]
-    return render(request, "errors/page.html", {"heading": heading, "message": MESSAGES["csrf"], "advice": advice},
-                  status=403)
+    return render(
+        request, "errors/page.html", {"heading": heading, "message": MESSAGES["csrf"], "advice": advice}, status=403
+    )
 
 
 @requires_csrf_token
@@ -116,7 +141,8 @@ def refuse_nul_characters(get_response):
         for name, values in request.GET.lists():
             if "\x00" in name or any("\x00" in value for value in values):
                 shown = name.replace("\x00", "\\u0000")
-                return _answer(request, 400, f"The query parameter {shown!r} may not contain the NUL character.", shown)
+                refusal = _("The query parameter %(name)s may not contain the NUL character.") % {"name": repr(shown)}
+                return _answer(request, 400, refusal, shown)
         return get_response(request)
 
     return middleware
