@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import status
@@ -55,8 +57,9 @@ def api_exception_handler(exc, context):
         detail = response.data.get("detail", "")
         if isinstance(exc, NotAuthenticated):
             # Words for people, not DRF's "Authentication credentials were not provided." A phone's queued
-            # hand reads this "Sign in" and waits for its account instead of being refused (static/js/offline.js).
-            detail = "Sign in to do this: nobody is signed in."
+            # hand reads this "Sign in" and waits for its account instead of being refused (static/js/offline.js,
+            # which must not rely on the English words: the message follows the request's Accept-Language).
+            detail = _("Sign in to do this: nobody is signed in.")
         response.data = problem(getattr(exc, "field", None), detail)  # the parser's BadJSONText names its key
     return response
 
@@ -78,14 +81,18 @@ class Pages(PageNumberPagination):
             size = 0
         if not 1 <= size <= self.max_page_size:
             raise DRFValidationError(
-                {self.page_size_query_param: [f"A whole number from 1 to {self.max_page_size}."]}
+                {
+                    self.page_size_query_param: [
+                        _("A whole number from %(low)s to %(high)s.") % {"low": 1, "high": self.max_page_size}
+                    ]
+                }
             )
         return size
 
     def get_page_number(self, request, paginator):
         raw = request.query_params.get(self.page_query_param)
         if raw is not None and not raw.strip():  # DRF would quietly serve page 1
-            raise DRFValidationError({self.page_query_param: ["Give a page number, or leave the parameter out."]})
+            raise DRFValidationError({self.page_query_param: [_("Give a page number, or leave the parameter out.")]})
         return super().get_page_number(request, paginator)
 
     def get_schema_operation_parameters(self, view):
@@ -140,7 +147,7 @@ WRITE_ERRORS = {400: BAD_REQUEST, 403: FORBIDDEN, 404: NOT_FOUND, 415: PROBLEM, 
 # A game as the API shows it
 
 
-NO_GAME = "No game with this id."
+NO_GAME = gettext_lazy("No game with this id.")
 
 
 def game_or_404(pk, user) -> Game:

@@ -2,6 +2,7 @@
 
 from django import forms
 from django.db.models import Q
+from django.utils.translation import gettext as _
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -22,7 +23,7 @@ class StrictBooleanField(forms.Field):
         try:
             return self.values[str(value).lower()]
         except KeyError:
-            raise forms.ValidationError("Use true or false.") from None
+            raise forms.ValidationError(_("Use true or false.")) from None
 
 
 @extend_schema_field(OpenApiTypes.BOOL)
@@ -54,7 +55,7 @@ class StrictFilterSet(filters.FilterSet):
         valid = super().is_valid()
         for name in self.filters:
             if name in self.data and self.data.get(name) == "":
-                self.form.add_error(name, "Give a value, or leave the parameter out.")
+                self.form.add_error(name, _("Give a value, or leave the parameter out."))
                 valid = False
         return valid
 

@@ -4,6 +4,7 @@ the pages. The error shape, paging and the schema's common responses are in scor
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -120,7 +121,7 @@ def _leaguegame_or_404(pk, user) -> tuple[Game, Club]:
     """A league game the user may see, and its club (like the league game page: a friendly game is a 404 here)."""
     game = game_or_404(pk, user)
     if game.season_id is None:
-        raise Http404("This is not a league game.")
+        raise Http404(_("This is not a league game."))
     return game, permissions.club_of_game(game)
 
 
@@ -192,7 +193,7 @@ class GameViewSet(viewsets.GenericViewSet):
         game = game_or_404(pk, request.user)
         permissions.refuse_closed_season(season_id=game.season_id)  # the state first (400), then the person
         if not can_delete_game(request.user, game):
-            raise PermissionDenied("Only the game's creator or staff may delete this game.")
+            raise PermissionDenied(_("Only the game's creator or staff may delete this game."))
 
         def perform():
             services.game_delete(game=game)
@@ -242,7 +243,8 @@ class GameViewSet(viewsets.GenericViewSet):
             data = request.data
         except ParseError as error:
             field = getattr(error, "field", "record")  # a duplicate key or a lone surrogate: that key
-            return Response(RecordError(None, field, f"not valid JSON: {error.detail}").as_json(), status=400)
+            message = _("not valid JSON: %(problem)s") % {"problem": error.detail}
+            return Response(RecordError(None, field, message).as_json(), status=400)
         bad_key = key_problem(request)
         if bad_key:
             return Response(RecordError(None, HEADER, bad_key).as_json(), status=status.HTTP_400_BAD_REQUEST)
@@ -251,7 +253,8 @@ class GameViewSet(viewsets.GenericViewSet):
             try:
                 nul_at = find_nul(data)
                 if nul_at is not None:
-                    raise RecordError(None, nul_at, f"{nul_at}: text may not contain the NUL character")
+                    message = _("%(field)s: text may not contain the NUL character") % {"field": nul_at}
+                    raise RecordError(None, nul_at, message)
                 record = parse_record(data)
                 game = services.game_import(record=record, created_by=request.user)
             except RecordError as error:
@@ -348,7 +351,7 @@ class GameViewSet(viewsets.GenericViewSet):
             # The state first (the service names why not now), then who; inside the key's run (a retry replays).
             league.game_dispute_check(game=game)
             if not permissions.may_dispute(request.user, game, club):
-                raise PermissionDenied("Only the other player disputes a provisional result.")
+                raise PermissionDenied(_("Only the other player disputes a provisional result."))
             serializer = ls.DisputeSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             league.game_dispute(game=game, disputed_by=request.user, comment=serializer.validated_data["comment"])
@@ -455,7 +458,7 @@ class HandDetailView(_HandViewBase):
         try:
             return Hand.objects.select_related("game").get(pk=pk, game=game)
         except (Hand.DoesNotExist, ValueError, TypeError, OverflowError):
-            raise Http404("No hand with this id in this game.") from None
+            raise Http404(_("No hand with this id in this game.")) from None
 
     @extend_schema(
         operation_id="games_hands_retrieve", summary="One hand", responses={200: s.HandSerializer, **READ_ERRORS}
@@ -606,8 +609,11 @@ def not_found(request, *args, **kwargs):
     """Any other path under /api/: a JSON 404 in the problem shape, not the site's HTML page."""
     from django.http import JsonResponse
 
-    hint = "" if request.path.endswith("/") else " (API paths end with a slash)"
-    return JsonResponse(problem(None, f"No such API endpoint{hint}."), status=404)
+    if request.path.endswith("/"):
+        message = _("No such API endpoint.")
+    else:
+        message = _("No such API endpoint (API paths end with a slash).")
+    return JsonResponse(problem(None, message), status=404)
 
 
 # ---------------------------------------------------------------------------

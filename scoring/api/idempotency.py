@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from django.utils.translation import gettext as _
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
@@ -38,7 +39,8 @@ def _replay(stored: IdempotentRequest, request_hash: str) -> Response:
         return problem(
             422,
             HEADER,
-            f"This {HEADER} was already used for a different request; use a new key for a new request.",
+            _("This %(header)s was already used for a different request; use a new key for a new request.")
+            % {"header": HEADER},
         )
     body = None if stored.response_status == 204 else stored.response_body
     response = Response(body, status=stored.response_status)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.http import Http404
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -40,7 +42,7 @@ from scoring.league import services as league
 from scoring.league.standings import RANKING_CRITERIA, season_standings
 from scoring.models import Fixture, Season
 
-MANAGERS_ONLY = "Only the club's owner and admins may do this."
+MANAGERS_ONLY = gettext_lazy("Only the club's owner and admins may do this.")
 
 
 def _managed(user, club: Club) -> None:
@@ -75,7 +77,7 @@ class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         try:
             return clubs.clubs_visible_to(self.request.user).get(pk=self.kwargs["pk"])
         except (Club.DoesNotExist, ValueError, OverflowError):
-            raise Http404("No such club.") from None
+            raise Http404(_("No such club.")) from None
 
     def _data(self, club: Club, code=status.HTTP_200_OK) -> Response:
         fresh = clubs.clubs_visible_to(self.request.user).get(pk=club.pk)
@@ -238,7 +240,7 @@ class SeasonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         try:
             return self.get_queryset().get(pk=self.kwargs["pk"])
         except (Season.DoesNotExist, ValueError, OverflowError):
-            raise Http404("No such season.") from None
+            raise Http404(_("No such season.")) from None
 
     @extend_schema(
         summary="Change a season's rules or ranking (the club's owner and admins)",
@@ -296,7 +298,7 @@ class SeasonViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         def perform():
             league.season_open_check(season=season)  # the state first (400), then the person (403)
             if not permissions.can_start_open_game(request.user, season):
-                raise PermissionDenied("Only the club's members record games.")
+                raise PermissionDenied(_("Only the club's members record games."))
             serializer = ls.OpenGameSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             data = serializer.validated_data
@@ -454,7 +456,7 @@ class FixtureViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         try:
             return self.get_queryset().select_related("season__club").get(pk=self.kwargs["pk"])
         except (Fixture.DoesNotExist, ValueError, OverflowError):
-            raise Http404("No such fixture.") from None
+            raise Http404(_("No such fixture.")) from None
 
     @extend_schema(
         summary="Start the fixture's game (its two players or the club's admins)",
@@ -471,7 +473,7 @@ class FixtureViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             # run, so a retried start gets the first one's answer.
             league.fixture_start_check(fixture=fixture)
             if not permissions.can_start_fixture(request.user, fixture, fixture.season.club):
-                raise PermissionDenied("Only the fixture's players and the club's admins start its game.")
+                raise PermissionDenied(_("Only the fixture's players and the club's admins start its game."))
             serializer = ls.FixtureStartSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
             game = league.fixture_start(

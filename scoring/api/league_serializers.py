@@ -6,6 +6,7 @@ and scoring.league.services decide what is allowed, and scoring.league.standings
 
 from __future__ import annotations
 
+from django.utils.functional import lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -16,9 +17,14 @@ from scoring.league.selectors import round_ends_at
 from scoring.league.standings import RANKING_CRITERIA
 from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat
 
-RANKING_HELP = "Ranking criteria in order, from: " + ", ".join(
-    f"{key} ({label})" for key, label in RANKING_CRITERIA.items()
-)
+
+def _ranking_help() -> str:
+    # The schema's words (English); built when read, so labels marked for translation are not fixed at import.
+    criteria = ", ".join(f"{key} ({label})" for key, label in RANKING_CRITERIA.items())
+    return f"Ranking criteria in order, from: {criteria}"
+
+
+RANKING_HELP = lazy(_ranking_help, str)()
 
 
 # --- clubs -------------------------------------------------------------------------------------------

@@ -18,6 +18,9 @@ from itertools import accumulate
 from typing import Any
 
 from django.conf import settings
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import parsers, status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.utils import json
@@ -36,7 +39,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 class RequestTooLarge(APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_detail = "The request body is too large."
+    default_detail = gettext_lazy("The request body is too large.")
     default_code = "too_large"
 
 
@@ -44,8 +47,13 @@ class BadJSONText(ParseError):
     """A body that decodes but cannot be taken as it is; ``field`` names the key (a path: ``hands[2].ending``)."""
 
     def __init__(self, field: str, message: str):
-        super().__init__(f"JSON parse error - {message}")
+        super().__init__(parse_error(message))
         self.field = field
+
+
+def parse_error(problem: str) -> str:
+    """DRF's words for a body that is not JSON, with what is wrong with it."""
+    return _("JSON parse error - %(problem)s") % {"problem": problem}
 
 
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
@@ -55,7 +63,8 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict:
         seen = set()
         for key, _value in pairs:
             if key in seen:
-                raise BadJSONText(shown(key), f'the key "{shown(key)}" is given twice in one object.')
+                message = _('the key "%(key)s" is given twice in one object.') % {"key": shown(key)}
+                raise BadJSONText(shown(key), message)
             seen.add(key)
     return data
 
@@ -79,21 +88,23 @@ class JSONParser(parsers.JSONParser):
         limit = max_body_bytes()
         raw = stream.read(limit + 1) if stream is not None else b""
         if len(raw) > limit:
-            raise RequestTooLarge(f"The request body is larger than {limit:,} bytes.")
+            size = number_format(limit, force_grouping=True)
+            raise RequestTooLarge(_("The request body is larger than %(size)s bytes.") % {"size": size})
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
             text = raw.decode(encoding)
         except UnicodeDecodeError as error:
-            raise ParseError(f"JSON parse error - the body is not {encoding} text.") from error
+            raise ParseError(parse_error(_("the body is not %(encoding)s text.") % {"encoding": encoding})) from error
         if too_deep(text):
-            raise ParseError(f"JSON parse error - arrays and objects may nest at most {MAX_DEPTH} deep.")
+            nesting = _("arrays and objects may nest at most %(depth)s deep.") % {"depth": MAX_DEPTH}
+            raise ParseError(parse_error(nesting))
         try:
             data = json.loads(text, object_pairs_hook=unique_keys)
         except ValueError as error:
-            raise ParseError(f"JSON parse error - {error}") from error
+            raise ParseError(parse_error(str(error))) from error  # the decoder's own (English) words
         if _SURROGATE_ESCAPE.search(text):  # only then can a decoded string hold one
             where = find_lone_surrogate(data)
             if where is not None:
-                lone = "a \\uD800-\\uDFFF escape without its pair"
-                raise BadJSONText(where, f"{where}: the text holds a lone UTF-16 surrogate ({lone}).")
+                message = _("%(field)s: the text holds a lone UTF-16 surrogate (a %(escape)s escape without its pair).")
+                raise BadJSONText(where, message % {"field": where, "escape": "\\uD800-\\uDFFF"})
         return data

@@ -1,5 +1,6 @@
 """DRF permission classes: the same rule as the pages (scoring.permissions)."""
 
+from django.utils.translation import gettext_lazy
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from scoring.permissions import (
@@ -28,7 +29,7 @@ class SignedInSession(BasePermission):
     Whoever holds a leaked token must not be able to replace it and cut its owner's scripts off.
     """
 
-    message = (
+    message = gettext_lazy(
         "An API token cannot create, replace or revoke a token: sign in on the site and use its session "
         "(with the CSRF token), or the account page."
     )
@@ -40,7 +41,9 @@ class SignedInSession(BasePermission):
 class CanEditGame(BasePermission):
     """Anyone may read; changing a game (its hands) needs ``can_edit_game``."""
 
-    message = "Only the game's creator, a user linked to one of its players, or staff may change this game."
+    message = gettext_lazy(
+        "Only the game's creator, a user linked to one of its players, or staff may change this game."
+    )
 
     def has_object_permission(self, request, view, obj) -> bool:
         if request.method in SAFE_METHODS:

@@ -7,6 +7,8 @@ from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import DateTimeField
@@ -21,7 +23,7 @@ from scoring.services import SCORE_FIGURES
 class TextField(serializers.CharField):
     """DRF's CharField taking only a JSON string: DRF's own makes a number text (5 -> "5", 1e999999 -> "inf")."""
 
-    default_error_messages = {"not_text": "Must be text (a JSON string in quotes), not a number."}
+    default_error_messages = {"not_text": gettext_lazy("Must be text (a JSON string in quotes), not a number.")}
 
     def to_internal_value(self, data):
         if isinstance(data, int | float) and not isinstance(data, bool):
@@ -34,7 +36,7 @@ class CardsField(serializers.JSONField):
     def to_internal_value(self, data):
         data = super().to_internal_value(data)
         if find_nul(data) is not None:
-            raise serializers.ValidationError("Cards may not contain the NUL character.")
+            raise serializers.ValidationError(_("Cards may not contain the NUL character."))
         return data
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError as DRFValidationError
@@ -46,7 +47,7 @@ def _whole(request, name: str, default: int, low: int, high: int) -> int:
     except ValueError:
         value = low - 1
     if not low <= value <= high:
-        raise DRFValidationError({name: [f"A whole number from {low} to {high}."]})
+        raise DRFValidationError({name: [_("A whole number from %(low)s to %(high)s.") % {"low": low, "high": high}]})
     return value
 
 
@@ -58,7 +59,7 @@ def history_response(request, *, player=None, club=None) -> Response:
     given = {name: request.query_params.get(name) for name in HISTORY_FILTERS if name in request.query_params}
     empty = [name for name, value in given.items() if not value.strip()]
     if empty:
-        raise DRFValidationError({name: ["Give a value, or leave the parameter out."] for name in empty})
+        raise DRFValidationError({name: [_("Give a value, or leave the parameter out.")] for name in empty})
     form = HandFilterForm(given or None, player=player, club=club, viewer=request.user)
     if given and not form.is_valid():
         raise DRFValidationError({field: list(errors) for field, errors in form.errors.items()})
@@ -108,4 +109,4 @@ def player_or_404(pk) -> Player:
     try:
         return Player.objects.get(pk=pk)
     except (Player.DoesNotExist, ValueError, OverflowError):
-        raise Http404("No such player.") from None
+        raise Http404(_("No such player.")) from None
