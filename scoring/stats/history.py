@@ -15,6 +15,8 @@ from django.db.models import Q, QuerySet
 from django.forms.utils import flatatt
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from players.models import Club, Player
 from scoring.models import Hand, Result, Season
@@ -43,16 +45,30 @@ class QuickSelect(forms.Select):
 
 class HandFilterForm(forms.Form):
     opponent = forms.ModelChoiceField(
-        queryset=Player.objects.none(), required=False, empty_label="Anyone", widget=QuickSelect
+        queryset=Player.objects.none(),
+        required=False,
+        label=gettext_lazy("Opponent"),
+        empty_label=gettext_lazy("Anyone"),
+        widget=QuickSelect,
     )
     season = forms.ModelChoiceField(
-        queryset=Season.objects.none(), required=False, empty_label="Any season", widget=QuickSelect
+        queryset=Season.objects.none(),
+        required=False,
+        label=gettext_lazy("Season"),
+        empty_label=gettext_lazy("Any season"),
+        widget=QuickSelect,
     )
-    ending = forms.ChoiceField(choices=[("", "Any ending"), *Result.choices], required=False, label="Ending")
-    date_from = forms.DateField(required=False, label="From date", widget=forms.DateInput(attrs={"type": "date"}))
-    date_to = forms.DateField(required=False, label="To date", widget=forms.DateInput(attrs={"type": "date"}))
-    points_min = forms.IntegerField(required=False, min_value=0, label="Points from")
-    points_max = forms.IntegerField(required=False, min_value=0, label="Points to")
+    ending = forms.ChoiceField(
+        choices=[("", gettext_lazy("Any ending")), *Result.choices], required=False, label=gettext_lazy("Ending")
+    )
+    date_from = forms.DateField(
+        required=False, label=gettext_lazy("From date"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        required=False, label=gettext_lazy("To date"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    points_min = forms.IntegerField(required=False, min_value=0, label=gettext_lazy("Points from"))
+    points_max = forms.IntegerField(required=False, min_value=0, label=gettext_lazy("Points to"))
 
     def __init__(self, data=None, *, player: Player | None = None, club: Club | None = None, viewer=None):
         super().__init__(data)
@@ -60,15 +76,15 @@ class HandFilterForm(forms.Form):
         if club is not None:
             seasons = seasons.filter(club=club)
             opponents = Player.objects.filter(memberships__club=club)
-            self.fields["opponent"].label = "Player"
-            self.fields["opponent"].empty_label = "Any player"
+            self.fields["opponent"].label = _("Player")
+            self.fields["opponent"].empty_label = _("Any player")
         else:
             seasons = seasons.filter(players=player)
             met = visible_games(viewer).filter(games_of(player.pk))
             opponents = Player.objects.filter(
                 Q(pk__in=met.values("player_one_id")) | Q(pk__in=met.values("player_two_id"))
             ).exclude(pk=player.pk)
-            self.fields["opponent"].label = "Opponent"
+            self.fields["opponent"].label = _("Opponent")
         self.fields["opponent"].queryset = opponents.order_by("name")
         self.fields["season"].queryset = seasons.select_related("club").order_by("-created_at")
         self.fields["season"].label_from_instance = lambda season: f"{season.club.name}: {season.name}"
@@ -76,10 +92,10 @@ class HandFilterForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("date_from") and data.get("date_to") and data["date_to"] < data["date_from"]:
-            self.add_error("date_to", "To date must be on or after the from date.")
+            self.add_error("date_to", _("To date must be on or after the from date."))
         low, high = data.get("points_min"), data.get("points_max")
         if low is not None and high is not None and high < low:
-            self.add_error("points_max", "Points to must be at least points from.")
+            self.add_error("points_max", _("Points to must be at least points from."))
         return data
 
     def filters(self) -> dict:

@@ -11,6 +11,8 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from players.models import Club, Player
 from scoring import permissions
@@ -34,10 +36,10 @@ def _rating_chart(rating) -> str:
     points = [(0, 1500.0)] + [(index, point.rating) for index, point in enumerate(rating.history, start=1)]
     return mark_safe(  # noqa: S308 - line_chart escapes every text it writes
         line_chart(
-            [Series(f"Rating in {rating.club.name}", points)],
-            title=f"Rating history in {rating.club.name}",
-            x_label="Confirmed games",
-            y_label="Elo rating",
+            [Series(_("Rating in %(club)s") % {"club": rating.club.name}, points)],
+            title=_("Rating history in %(club)s") % {"club": rating.club.name},
+            x_label=_("Confirmed games"),
+            y_label=_("Elo rating"),
             y_from_zero=False,
         )
     )
@@ -102,8 +104,13 @@ def game_progress_view(request, pk: int):
     charts = []
     for progress in game_progress(game):
         series = [Series(names[player], list(enumerate(totals))) for player, totals in progress.totals.items()]
-        title = f"Game {progress.number}: running hand points" if game.is_hollywood else "Running hand points"
-        charts.append(mark_safe(line_chart(series, title=title, x_label="Hand", y_label="Points")))  # noqa: S308
+        if game.is_hollywood:
+            title = _("Game %(number)s: running hand points") % {"number": progress.number}
+        else:
+            title = _("Running hand points")
+        x_label = pgettext("chart axis: the hands of a game, by number", "Hand")
+        chart = line_chart(series, title=title, x_label=x_label, y_label=_("Points"))
+        charts.append(mark_safe(chart))  # noqa: S308 - line_chart escapes every text it writes
     return render(request, "stats/progress.html", {"game": game, "charts": charts})
 
 
