@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scoring.engine.text import _
+
 
 @dataclass(frozen=True)
 class TieGame:
@@ -77,9 +79,15 @@ class Bracket:
 
 
 def round_name(number: int, rounds: int) -> str:
-    """"Final", "Semi-finals", "Quarter-finals", else "Round N"."""
+    """ "Final", "Semi-finals", "Quarter-finals", else "Round N"."""
     from_end = rounds - number
-    return {0: "Final", 1: "Semi-finals", 2: "Quarter-finals"}.get(from_end, f"Round {number}")
+    if from_end == 0:
+        return _("Final")
+    if from_end == 1:
+        return _("Semi-finals")
+    if from_end == 2:
+        return _("Quarter-finals")
+    return _("Round %(number)s") % {"number": number}
 
 
 def seed_positions(size: int) -> list[int]:

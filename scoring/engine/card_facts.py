@@ -45,6 +45,7 @@ from scoring.engine.melds import (
 )
 from scoring.engine.rules import RuleSet
 from scoring.engine.score import effective_knock_limit
+from scoring.engine.text import _, gettext_noop
 
 __all__ = [
     "ALL_CARDS",
@@ -63,9 +64,19 @@ __all__ = [
 CARD_KEYS = ("by", "defender")
 ALL_CARDS = tuple(card_name(c) for c in range(52))  # AS 2S .. KS AH .. KC
 ENDINGS_WITH_CARDS = ("knock", "gin", "big_gin")
-_SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-_RANK_WORDS = dict(zip(RANK_NAMES, ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"),
-                       strict=True))
+# A card in words for screen readers: "%(rank)s of %(suit)s" (marked here, translated where shown).
+_SUIT_WORDS = {
+    "S": gettext_noop("spades"),
+    "H": gettext_noop("hearts"),
+    "D": gettext_noop("diamonds"),
+    "C": gettext_noop("clubs"),
+}
+_RANK_WORDS = dict(zip(RANK_NAMES, RANK_NAMES, strict=True)) | {
+    "A": gettext_noop("ace"),
+    "J": gettext_noop("jack"),
+    "Q": gettext_noop("queen"),
+    "K": gettext_noop("king"),
+}
 _NO_LIMIT = 1000  # for showing stored hands: the arrangement does not depend on the knock limit
 
 
@@ -96,23 +107,41 @@ def _hand_size(ending: str) -> int:
 def _parse(cards: Any, ending: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Structure, card texts, counts and distinctness; returns (by, defender) as sorted card ints."""
     if ending not in ENDINGS_WITH_CARDS:
-        raise CardError("a dead hand has no cards (nobody went out)")
+        raise CardError(_("a dead hand has no cards (nobody went out)"))
     if not isinstance(cards, dict) or set(cards) != set(CARD_KEYS):
-        raise CardError('cards must be {"by": [...], "defender": [...]}: the cards of who went out, then the other')
+        raise CardError(_('cards must be {"by": [...], "defender": [...]}: the cards of who went out, then the other'))
     hands = []
-    for key, who, size in (("by", "who went out", _hand_size(ending)), ("defender", "other player", 10)):
+    sides = (
+        (
+            "by",
+            _("who went out's"),
+            _hand_size(ending),
+            _("who went out must have %(size)s cards in a %(ending)s, not %(count)s"),
+        ),
+        (
+            "defender",
+            _("other player's"),
+            10,
+            _("other player must have %(size)s cards in a %(ending)s, not %(count)s"),
+        ),
+    )
+    for key, whose, size, wrong_count in sides:
         raw = cards[key]
         if not isinstance(raw, list) or not all(isinstance(text, str) for text in raw):
-            raise CardError(f'cards "{key}" must be a list of card texts such as "10H"')
-        mask = cards_mask(raw, who=f"{who}'s")
+            raise CardError(_('cards "%(key)s" must be a list of card texts such as "10H"') % {"key": key})
+        mask = cards_mask(raw, who=whose)
         if mask.bit_count() != size:
-            ending_words = ending.replace("_", " ")
-            raise CardError(f"{who} must have {size} cards in a {ending_words}, not {mask.bit_count()}")
+            raise CardError(wrong_count % {"size": size, "ending": _ending_words(ending), "count": mask.bit_count()})
         hands.append(mask)
     both = hands[0] & hands[1]
     if both:
-        raise CardError(f"{card_name(both.bit_length() - 1)} is in both hands")
+        raise CardError(_("%(card)s is in both hands") % {"card": card_name(both.bit_length() - 1)})
     return mask_cards(hands[0]), mask_cards(hands[1])
+
+
+def _ending_words(ending: str) -> str:
+    """The ending in words: "knock", "gin", "big gin"."""
+    return {"knock": _("knock"), "gin": _("gin"), "big_gin": _("big gin")}.get(ending, ending)
 
 
 def normalize(by: Iterable[int], defender: Iterable[int]) -> dict[str, list[str]]:
@@ -142,14 +171,14 @@ def _disagreement(solved: _Solved, ending: str, knock_limit: int) -> str:
     dead = solved.knocker_deadwood
     if ending == "knock":
         if dead == 0:
-            return "the knocker's cards all meld (0 deadwood): that is gin, so record it as gin"
+            return _("the knocker's cards all meld (0 deadwood): that is gin, so record it as gin")
         if not solved.knock.legal:
-            return f"not a legal knock: {solved.knock.reason}"
+            return _("not a legal knock: %(reason)s") % {"reason": solved.knock.reason}
         return ""
     if dead:
         if ending == "big_gin":
-            return f"not big gin: the 11 cards leave {dead} deadwood"
-        return f"not gin: the cards of who went out leave {dead} deadwood"
+            return _("not big gin: the 11 cards leave %(deadwood)s deadwood") % {"deadwood": dead}
+        return _("not gin: the cards of who went out leave %(deadwood)s deadwood") % {"deadwood": dead}
     return ""
 
 
@@ -157,14 +186,18 @@ def _figures(values: Iterable[int]) -> str:
     """Figures in words: "3", "3 or 9", "3, 6 or 9" (long lists shortened: "3, 6, 9, … or 40")."""
     values = sorted(values)
     if len(values) > 8:
-        return ", ".join(map(str, values[:5])) + f", … or {values[-1]}"
+        return _("%(figures)s, … or %(last)s") % {"figures": ", ".join(map(str, values[:5])), "last": values[-1]}
     if len(values) == 1:
         return str(values[0])
-    return ", ".join(map(str, values[:-1])) + f" or {values[-1]}"
+    return _("%(figures)s or %(last)s") % {"figures": ", ".join(map(str, values[:-1])), "last": values[-1]}
 
 
 def _entered_figures_problem(
-    by: tuple[int, ...], defender: tuple[int, ...], ending: str, knocker_deadwood: Any, defender_deadwood: Any,
+    by: tuple[int, ...],
+    defender: tuple[int, ...],
+    ending: str,
+    knocker_deadwood: Any,
+    defender_deadwood: Any,
     knock_limit: int,
 ) -> tuple[str, str] | None:
     """(field, message) when no legal play of the cards gives the entered figures (imperfect play is fine)."""
@@ -172,22 +205,28 @@ def _entered_figures_problem(
         allowed = meld_deadwoods(defender)
         if defender_deadwood not in allowed:
             return "defender_deadwood", (
-                f"the cards allow the other player {_figures(allowed)} deadwood (their own melds, no lay-offs), "
-                f"not {defender_deadwood}"
+                _(
+                    "the cards allow the other player %(figures)s deadwood (their own melds, no lay-offs), "
+                    "not %(entered)s"
+                )
+                % {"figures": _figures(allowed), "entered": defender_deadwood}
             )
         return None
     outcomes = knock_outcomes(by, defender)
     knocks = sorted(k for k in outcomes if 0 < k <= knock_limit)
     if knocker_deadwood not in knocks:
         return "knocker_deadwood", (
-            f"the cards allow the knocker {_figures(knocks)} deadwood (knock limit {knock_limit}), "
-            f"not {knocker_deadwood}"
+            _("the cards allow the knocker %(figures)s deadwood (knock limit %(limit)s), not %(entered)s")
+            % {"figures": _figures(knocks), "limit": knock_limit, "entered": knocker_deadwood}
         )
     allowed = outcomes[knocker_deadwood]
     if defender_deadwood not in allowed:
         return "defender_deadwood", (
-            f"against the knocker's {knocker_deadwood}, the cards allow the other player {_figures(allowed)} "
-            f"deadwood after lay-offs, not {defender_deadwood}"
+            _(
+                "against the knocker's %(knocker)s, the cards allow the other player %(figures)s "
+                "deadwood after lay-offs, not %(entered)s"
+            )
+            % {"knocker": knocker_deadwood, "figures": _figures(allowed), "entered": defender_deadwood}
         )
     return None
 
@@ -206,8 +245,11 @@ def check_cards(
         raise CardFactError("cards", str(error)) from None
     solved = _solve(by, defender, knock_limit)
     best = (solved.knocker_deadwood if ending == "knock" else None, solved.defender_deadwood)
-    if ending == "knock" and solved.knocker_deadwood and solved.knock.legal and best == (
-        knocker_deadwood, defender_deadwood
+    if (
+        ending == "knock"
+        and solved.knocker_deadwood
+        and solved.knock.legal
+        and best == (knocker_deadwood, defender_deadwood)
     ):
         return normalize(by, defender)  # the best play: nothing more to check
     problem = _disagreement(solved, ending, knock_limit)
@@ -234,11 +276,14 @@ def best_play_note(cards: Any, ending: str, knocker_deadwood: int | None, defend
         if (solved.knocker_deadwood, solved.defender_deadwood) == (knocker_deadwood, defender_deadwood):
             return ""
         if solved.knocker_deadwood == 0:
-            return f"best play: gin, D {solved.defender_deadwood}"
-        return f"best play: K {solved.knocker_deadwood}, D {solved.defender_deadwood}"
+            return _("best play: gin, D %(defender)s") % {"defender": solved.defender_deadwood}
+        return _("best play: K %(knocker)s, D %(defender)s") % {
+            "knocker": solved.knocker_deadwood,
+            "defender": solved.defender_deadwood,
+        }
     if solved.defender_deadwood == defender_deadwood:
         return ""
-    return f"best play: D {solved.defender_deadwood}"
+    return _("best play: D %(defender)s") % {"defender": solved.defender_deadwood}
 
 
 def check_facts(rules: RuleSet, facts: Any, cards: Any) -> dict[str, list[str]] | None:
@@ -266,7 +311,7 @@ def card_face(card: int) -> dict[str, Any]:
         "rank": rank,
         "suit": SUIT_SYMBOLS[suit],
         "red": suit in ("H", "D"),
-        "words": f"{_RANK_WORDS[rank]} of {_SUIT_WORDS[suit]}",
+        "words": _("%(rank)s of %(suit)s") % {"rank": _(_RANK_WORDS[rank]), "suit": _(_SUIT_WORDS[suit])},
     }
 
 
@@ -334,13 +379,21 @@ def work_out(
         return Worked(None, None, None, None, problem, counts, needed)
 
     if ending not in ENDINGS_WITH_CARDS:
-        return unfinished("Choose how the hand ended (knock, gin or big gin) to use the cards.")
+        return unfinished(_("Choose how the hand ended (knock, gin or big gin) to use the cards."))
     if not who_known:
-        return unfinished("Choose who went out to use the cards.")
+        return unfinished(_("Choose who went out to use the cards."))
     if counts != needed:
         return unfinished(
-            f"Pick {needed[0]} cards for who went out ({counts[0]} so far) "
-            f"and {needed[1]} for the other player ({counts[1]} so far)."
+            _(
+                "Pick %(by_needed)s cards for who went out (%(by_count)s so far) "
+                "and %(defender_needed)s for the other player (%(defender_count)s so far)."
+            )
+            % {
+                "by_needed": needed[0],
+                "by_count": counts[0],
+                "defender_needed": needed[1],
+                "defender_count": counts[1],
+            }
         )
     try:
         by_cards, defender_cards = _parse({"by": by, "defender": defender}, ending)

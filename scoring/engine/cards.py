@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scoring.engine.text import _
+
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")
 SUIT_SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -26,14 +28,15 @@ def make_card(rank: int, suit: str) -> int:
 
 def parse_card(text: str) -> int:
     if not isinstance(text, str):
-        raise CardError(f"{text!r} is not a card: write rank then suit, e.g. 10H or QS")
+        raise CardError(_("%(text)s is not a card: write rank then suit, e.g. 10H or QS") % {"text": repr(text)})
     cleaned = text.strip().upper()
     rank_name, suit_name = cleaned[:-1], cleaned[-1:]
     if rank_name == "T":  # a common shorthand for ten
         rank_name = "10"
     if rank_name not in _RANK_BY_NAME or suit_name not in _SUIT_BY_NAME:
         raise CardError(
-            f"{text!r} is not a card: write rank (A 2..10 J Q K) then suit (S H D C), e.g. 10H or QS"
+            _("%(text)s is not a card: write rank (A 2..10 J Q K) then suit (S H D C), e.g. 10H or QS")
+            % {"text": repr(text)}
         )
     return make_card(_RANK_BY_NAME[rank_name], suit_name)
 
@@ -44,7 +47,7 @@ def parse_cards(texts: Iterable[str]) -> list[int]:
     for text in texts:
         card = parse_card(text)
         if card in cards:
-            raise CardError(f"{card_name(card)} is given twice")
+            raise CardError(_("%(card)s is given twice") % {"card": card_name(card)})
         cards.append(card)
     return cards
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from scoring.engine.text import _
+
 
 @dataclass(frozen=True)
 class Series:
@@ -60,7 +62,8 @@ def line_chart(
     ]
     if not points:
         parts.append(
-            f'<text class="chart-empty" x="{width / 2:g}" y="{height / 2:g}" text-anchor="middle">No data yet</text>'
+            f'<text class="chart-empty" x="{width / 2:g}" y="{height / 2:g}" text-anchor="middle">'
+            f"{escape(_('No data yet'))}</text>"
         )
         parts.append("</svg>")
         return "".join(parts)

@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from scoring.engine.cards import CardError, card_name, card_rank, card_value, parse_card
+from scoring.engine.text import _
 
 __all__ = [
     "MAX_CARDS",
@@ -148,28 +149,33 @@ class KnockResolution:
 # --------------------------------------------------------------------------
 def _slow_card(item: object) -> int:
     if isinstance(item, bool):
-        raise CardError(f"{item!r} is not a card")
+        raise CardError(_("%(item)s is not a card") % {"item": repr(item)})
     if isinstance(item, int):
         if 0 <= item < 52:
             return item
-        raise CardError(f"{item!r} is not a card: card numbers are 0..51")
+        raise CardError(_("%(item)s is not a card: card numbers are 0..51") % {"item": repr(item)})
     if isinstance(item, str):
         return parse_card(item)
-    raise CardError(f"{item!r} is not a card")
+    raise CardError(_("%(item)s is not a card") % {"item": repr(item)})
 
 
 def cards_mask(cards: Iterable[object], *, who: str = "") -> int:
-    """Cards (ints 0..51 or text like "10H") -> 52-bit mask. CardError names a bad or repeated card."""
+    """Cards (ints 0..51 or text like "10H") -> 52-bit mask. CardError names a bad or repeated card.
+
+    ``who`` (already in the reader's language, e.g. "knocker") names the hand in that message.
+    """
     if isinstance(cards, (str, bytes)):
         cards = cards.replace(",", " ").split() if isinstance(cards, str) else [cards]
     mask = 0
-    where = f" in the {who} hand" if who else ""
     for item in cards:
         bit = _BIT.get(item) if not isinstance(item, bool) else None
         if bit is None:
             bit = 1 << _slow_card(item)
         if mask & bit:
-            raise CardError(f"{card_name(bit.bit_length() - 1)} is given twice{where}")
+            card = card_name(bit.bit_length() - 1)
+            if who:
+                raise CardError(_("%(card)s is given twice in the %(who)s hand") % {"card": card, "who": who})
+            raise CardError(_("%(card)s is given twice") % {"card": card})
         mask |= bit
     return mask
 
@@ -187,7 +193,7 @@ def mask_cards(mask: int) -> tuple[int, ...]:
 def _check_size(mask: int, limit: int = MAX_CARDS) -> None:
     n = mask.bit_count()
     if n > limit:
-        raise CardError(f"at most {limit} cards can be arranged, got {n}")
+        raise CardError(_("at most %(limit)s cards can be arranged, got %(count)s") % {"limit": limit, "count": n})
 
 
 # --------------------------------------------------------------------------
@@ -472,7 +478,7 @@ def _hand10(cards: Iterable[object], who: str) -> int:
     mask = cards_mask(cards, who=who)
     n = mask.bit_count()
     if n != 10:
-        raise CardError(f"the {who} hand must have 10 cards, got {n}")
+        raise CardError(_("the %(who)s hand must have 10 cards, got %(count)s") % {"who": who, "count": n})
     return mask
 
 
@@ -480,17 +486,17 @@ def resolve_knock(
     knocker_cards: Iterable[object], defender_cards: Iterable[object], *, knock_limit: int
 ) -> KnockResolution:
     """Resolve a knock (or gin): both arrangements, the defender's layoffs, legality."""
-    k_mask = _hand10(knocker_cards, "knocker")
-    d_mask = _hand10(defender_cards, "defender")
+    k_mask = _hand10(knocker_cards, _("knocker"))
+    d_mask = _hand10(defender_cards, _("defender"))
     both = k_mask & d_mask
     if both:
-        raise CardError(f"{card_name(both.bit_length() - 1)} is in both hands")
+        raise CardError(_("%(card)s is in both hands") % {"card": card_name(both.bit_length() - 1)})
     if isinstance(knock_limit, bool) or not isinstance(knock_limit, int) or knock_limit < 0:
         raise ValueError(f"knock_limit must be a whole number 0 or more, not {knock_limit!r}")
 
     choices = _all_choices(k_mask)
     scored = [(_choice_deadwood(k_mask, ch), ch) for ch in choices]
-    k_dead = min(v for v, _ in scored)
+    k_dead = min(v for v, _choice in scored)
     best_k = [ch for v, ch in scored if v == k_dead]
 
     if k_dead == 0:
@@ -518,9 +524,14 @@ def resolve_knock(
 
     if k_dead > knock_limit:
         if knock_limit == 0:
-            reason = f"knocking is not allowed (knock limit 0): only gin, and the knocker has {k_dead} deadwood"
+            reason = _(
+                "knocking is not allowed (knock limit 0): only gin, and the knocker has %(deadwood)s deadwood"
+            ) % {"deadwood": k_dead}
         else:
-            reason = f"the knocker has {k_dead} deadwood, more than the knock limit of {knock_limit}"
+            reason = _("the knocker has %(deadwood)s deadwood, more than the knock limit of %(limit)s") % {
+                "deadwood": k_dead,
+                "limit": knock_limit,
+            }
         legal = False
     else:
         reason = ""
@@ -722,10 +733,10 @@ def knock_outcomes(knocker_cards: Iterable[object], defender_cards: Iterable[obj
     spread the defender may meld any of their own and lay off any cards that
     legally go on the knocker's melds (none at all included).
     """
-    k_mask = _hand10(knocker_cards, "knocker")
-    d_mask = _hand10(defender_cards, "defender")
+    k_mask = _hand10(knocker_cards, _("knocker"))
+    d_mask = _hand10(defender_cards, _("defender"))
     if k_mask & d_mask:
-        raise CardError(f"{card_name((k_mask & d_mask).bit_length() - 1)} is in both hands")
+        raise CardError(_("%(card)s is in both hands") % {"card": card_name((k_mask & d_mask).bit_length() - 1)})
     k_total, d_total = _value(k_mask), _value(d_mask)
     own = _packings(d_mask)
     outcomes: dict[int, set[int]] = {}
@@ -734,7 +745,7 @@ def knock_outcomes(knocker_cards: Iterable[object], defender_cards: Iterable[obj
         target = (melded & ~sets, _set_slots(k_mask, sets))
         if target not in seen:
             values: set[int] = set()
-            for d_melded, _ in own:
+            for d_melded, _d_sets in own:
                 left = d_total - _value(d_melded)
                 values.update(left - laid for laid in _layoff_values(d_mask & ~d_melded, *target))
             seen[target] = values
@@ -747,7 +758,7 @@ def meld_deadwoods(cards: Iterable[object]) -> frozenset[int]:
     mask = cards_mask(cards)
     _check_size(mask)
     total = _value(mask)
-    return frozenset(total - _value(melded) for melded, _ in _packings(mask))
+    return frozenset(total - _value(melded) for melded, _sets in _packings(mask))
 
 
 # --------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from scoring.engine.score import (
     check_time_call,
     score_session,
 )
+from scoring.engine.text import _
 
 # Facts a hand may carry in a record; ``cards`` holds the dealt cards when entered.
 RECORD_HAND_FIELDS = (*HAND_FIELDS, "cards")
@@ -58,29 +59,36 @@ def _parse_players(data: dict[str, Any]) -> tuple[str, str]:
         or len(players) != 2
         or not all(isinstance(name, str) and name.strip() for name in players)
     ):
-        raise RecordError(None, "players", "players must be a list of two names, e.g. [\"Ann\", \"Bob\"]")
+        raise RecordError(None, "players", _('players must be a list of two names, e.g. ["Ann", "Bob"]'))
     if players[0].strip().casefold() == players[1].strip().casefold():
-        raise RecordError(None, "players", "the two players must have different names")
+        raise RecordError(None, "players", _("the two players must have different names"))
     return players[0].strip(), players[1].strip()
 
 
 def _parse_hand(number: int, raw: Any) -> tuple[HandFacts, Any]:
     if not isinstance(raw, dict):
-        raise RecordError(number, "ending", f"hand {number} must be an object with an 'ending'")
+        raise RecordError(
+            number, "ending", _("hand %(number)s must be an object with an 'ending'") % {"number": number}
+        )
     for key in raw:
         if key not in RECORD_HAND_FIELDS:
             raise RecordError(
-                number, key, f"hand {number}: {key!r} is not a hand fact (known: {', '.join(RECORD_HAND_FIELDS)})"
+                number,
+                key,
+                _("hand %(number)s: %(key)s is not a hand fact (known: %(known)s)")
+                % {"number": number, "key": repr(key), "known": ", ".join(RECORD_HAND_FIELDS)},
             )
     ending = raw.get("ending")
     if not isinstance(ending, str):
-        raise RecordError(number, "ending", f"hand {number}: ending must be one of knock, gin, big_gin, dead")
+        raise RecordError(
+            number, "ending", _("hand %(number)s: ending must be one of knock, gin, big_gin, dead") % {"number": number}
+        )
     by = raw.get("by")
     if by is not None and not isinstance(by, str):
-        raise RecordError(number, "by", f"hand {number}: 'by' must be a player's name")
+        raise RecordError(number, "by", _("hand %(number)s: 'by' must be a player's name") % {"number": number})
     upcard = raw.get("upcard")
     if upcard is not None and not isinstance(upcard, str):
-        raise RecordError(number, "upcard", f"hand {number}: upcard must be text such as \"7S\"")
+        raise RecordError(number, "upcard", _('hand %(number)s: upcard must be text such as "7S"') % {"number": number})
     facts = HandFacts(
         ending=ending,
         by=by.strip() if isinstance(by, str) else None,
@@ -98,18 +106,18 @@ def parse_record(data: Any) -> GameRecord:
     scored, so the error always names the first bad hand.
     """
     if not isinstance(data, dict):
-        raise RecordError(None, "record", "a game record must be a JSON object")
+        raise RecordError(None, "record", _("a game record must be a JSON object"))
     try:
         rules = read_rules(data.get("rules", {"preset": "standard"}))
     except RuleError as error:
-        raise RecordError(None, error.field, f"rules: {error.message}") from None
+        raise RecordError(None, error.field, _("rules: %(message)s") % {"message": error.message}) from None
     players = _parse_players(data)
     first_dealer = data.get("first_dealer")
     if not isinstance(first_dealer, str) or first_dealer.strip() not in players:
-        raise RecordError(None, "first_dealer", "first_dealer must be the name of one of the players")
+        raise RecordError(None, "first_dealer", _("first_dealer must be the name of one of the players"))
     raw_hands = data.get("hands", [])
     if not isinstance(raw_hands, list):
-        raise RecordError(None, "hands", "hands must be a list")
+        raise RecordError(None, "hands", _("hands must be a list"))
     time_called_after = data.get("time_called_after")
     try:
         check_hand_count(len(raw_hands))  # before reading any hand: an oversized sheet costs nothing more
@@ -142,8 +150,8 @@ def _record(
         rules_spec=rules.overrides(),
         players=players,
         first_dealer=first_dealer.strip(),
-        hands=tuple(facts for facts, _ in parsed),
-        cards=tuple(cards for _, cards in parsed),
+        hands=tuple(facts for facts, _cards in parsed),
+        cards=tuple(cards for _facts, cards in parsed),
         name=str(data.get("name", "") or ""),
         source=str(data.get("source", "") or ""),
         time_called_after=time_called_after,
@@ -171,7 +179,12 @@ def check_record_cards(record: GameRecord, *, before: int | None = None) -> None
         try:
             check_facts(record.rules, facts, cards)
         except CardFactError as error:
-            raise RecordError(number, error.field, f"hand {number}: {error.field}: {error.message}") from None
+            raise RecordError(
+                number,
+                error.field,
+                _("hand %(number)s: %(field)s: %(message)s")
+                % {"number": number, "field": error.field, "message": error.message},
+            ) from None
 
 
 def expect_of(result: SessionResult) -> dict[str, Any]:

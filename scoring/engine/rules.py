@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from scoring.engine.text import _, gettext_noop
+
 SHUTOUT_MODES = ("none", "add", "double_hands", "double_total")
 OKLAHOMA_ACE_MODES = ("gin_only", "one")
 NEXT_DEALER_MODES = ("loser", "winner", "alternate")
@@ -76,14 +78,10 @@ class RuleSet:
 
     def describe(self) -> list[tuple[str, str]]:
         """Every rule in plain words, e.g. ("Undercut bonus", "25")."""
-        return [(FIELD_LABELS[name], _describe_value(self, name)) for name in FIELD_LABELS]
+        return [(_(FIELD_LABELS[name]), _describe_value(self, name)) for name in FIELD_LABELS]
 
     def describe_overrides(self) -> list[tuple[str, str]]:
-        return [
-            (FIELD_LABELS[name], _describe_value(self, name))
-            for name in self.overrides()
-            if name != "preset"
-        ]
+        return [(_(FIELD_LABELS[name]), _describe_value(self, name)) for name in self.overrides() if name != "preset"]
 
 
 _STANDARD = RuleSet()
@@ -119,67 +117,90 @@ PRESETS: dict[str, RuleSet] = {
     "hollywood": replace(_STANDARD, preset="hollywood", hollywood=True),
 }
 
+# The labels below are English, marked for translation: whoever shows one passes it through gettext
+# (``preset_label``, ``field_label`` and ``rule_words`` do), in the language of the page at hand.
 PRESET_LABELS = {
-    "standard": "Standard (modern Hoyle)",
-    "classic": "Classic (pagat / Bicycle)",
-    "lets_play": "Let's Play house rules",
-    "oklahoma": "Oklahoma",
-    "straight": "Straight gin (gin only)",
-    "hollywood": "Hollywood (three games at once)",
+    "standard": gettext_noop("Standard (modern Hoyle)"),
+    "classic": gettext_noop("Classic (pagat / Bicycle)"),
+    "lets_play": gettext_noop("Let's Play house rules"),
+    "oklahoma": gettext_noop("Oklahoma"),
+    "straight": gettext_noop("Straight gin (gin only)"),
+    "hollywood": gettext_noop("Hollywood (three games at once)"),
 }
 
 FIELD_LABELS = {
-    "knock_limit": "Knock limit",
-    "gin_bonus": "Gin bonus",
-    "big_gin_bonus": "Big gin bonus",
-    "undercut_bonus": "Undercut bonus",
-    "undercut_on_tie": "A tie is an undercut",
-    "target": "Game to",
-    "game_bonus": "Game bonus",
-    "timed_game_bonus": "Game bonus when time is called",
-    "box_bonus": "Box bonus (per hand won)",
-    "line_bonus": "Line bonus for a big win",
-    "line_bonus_margin": "Big win means winning by at least",
-    "shutout_mode": "Shutout",
-    "shutout_bonus": "Shutout bonus",
-    "oklahoma": "Oklahoma (upcard sets the knock limit)",
-    "oklahoma_ace": "Oklahoma ace upcard",
-    "spade_double": "Spade upcard doubles the hand",
-    "spade_double_boxes": "Spade-doubled hand counts two boxes",
-    "hollywood": "Hollywood (three games at once)",
-    "next_dealer": "Next dealer",
+    "knock_limit": gettext_noop("Knock limit"),
+    "gin_bonus": gettext_noop("Gin bonus"),
+    "big_gin_bonus": gettext_noop("Big gin bonus"),
+    "undercut_bonus": gettext_noop("Undercut bonus"),
+    "undercut_on_tie": gettext_noop("A tie is an undercut"),
+    "target": gettext_noop("Game to"),
+    "game_bonus": gettext_noop("Game bonus"),
+    "timed_game_bonus": gettext_noop("Game bonus when time is called"),
+    "box_bonus": gettext_noop("Box bonus (per hand won)"),
+    "line_bonus": gettext_noop("Line bonus for a big win"),
+    "line_bonus_margin": gettext_noop("Big win means winning by at least"),
+    "shutout_mode": gettext_noop("Shutout"),
+    "shutout_bonus": gettext_noop("Shutout bonus"),
+    "oklahoma": gettext_noop("Oklahoma (upcard sets the knock limit)"),
+    "oklahoma_ace": gettext_noop("Oklahoma ace upcard"),
+    "spade_double": gettext_noop("Spade upcard doubles the hand"),
+    "spade_double_boxes": gettext_noop("Spade-doubled hand counts two boxes"),
+    "hollywood": gettext_noop("Hollywood (three games at once)"),
+    "next_dealer": gettext_noop("Next dealer"),
 }
 
 _CHOICE_WORDS = {
     "shutout_mode": {
-        "none": "no bonus",
-        "add": "adds the shutout bonus",
-        "double_hands": "doubles the winner's hand points",
-        "double_total": "doubles the winner's total",
+        "none": gettext_noop("no bonus"),
+        "add": gettext_noop("adds the shutout bonus"),
+        "double_hands": gettext_noop("doubles the winner's hand points"),
+        "double_total": gettext_noop("doubles the winner's total"),
     },
-    "oklahoma_ace": {"gin_only": "gin only", "one": "knock with 1 or less"},
-    "next_dealer": {"loser": "loser of the hand", "winner": "winner of the hand", "alternate": "players take turns"},
+    "oklahoma_ace": {"gin_only": gettext_noop("gin only"), "one": gettext_noop("knock with 1 or less")},
+    "next_dealer": {
+        "loser": gettext_noop("loser of the hand"),
+        "winner": gettext_noop("winner of the hand"),
+        "alternate": gettext_noop("players take turns"),
+    },
 }
+
+
+def preset_label(preset: str) -> str:
+    """The preset's name as people read it, in the active language (the key itself if unknown)."""
+    return _(PRESET_LABELS[preset]) if preset in PRESET_LABELS else preset
+
+
+def field_label(name: str) -> str:
+    """The rule's name as people read it, in the active language."""
+    return _(FIELD_LABELS[name])
 
 
 def rule_words() -> dict[str, Any]:
     """The words a rule set is described in (presets, rules, choices), for a page that describes one
-    without the server: the sheet of a game started on a phone with no network (static/js/offline.js)."""
-    return {"presets": PRESET_LABELS, "fields": FIELD_LABELS, "choices": _CHOICE_WORDS}
+    without the server: the sheet of a game started on a phone with no network (static/js/offline.js).
+    In the active language: the offline page is rendered for its reader."""
+    return {
+        "presets": {key: _(label) for key, label in PRESET_LABELS.items()},
+        "fields": {key: _(label) for key, label in FIELD_LABELS.items()},
+        "choices": {
+            name: {value: _(words) for value, words in choices.items()} for name, choices in _CHOICE_WORDS.items()
+        },
+    }
 
 
 def _describe_value(rules: RuleSet, name: str) -> str:
     value = getattr(rules, name)
     if name in _CHOICE_WORDS:
-        return _CHOICE_WORDS[name][value]
+        return _(_CHOICE_WORDS[name][value])
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if value is None:
-        return "not allowed" if name == "big_gin_bonus" else "off"
+        return _("not allowed") if name == "big_gin_bonus" else _("off")
     if name == "knock_limit" and rules.oklahoma:
-        return "the upcard's value"
+        return _("the upcard's value")
     if name == "knock_limit" and value == 0:
-        return "no knocking (gin only)"
+        return _("no knocking (gin only)")
     return str(value)
 
 
@@ -206,27 +227,40 @@ _SCHEMA: dict[str, tuple[str, Any]] = {
     "next_dealer": ("choice", NEXT_DEALER_MODES),
 }
 RULE_FIELDS = tuple(_SCHEMA)
-RULE_KINDS = {name: kind for name, (kind, _) in _SCHEMA.items()}  # how engine.overrides reads a value
+RULE_KINDS = {name: kind for name, (kind, _allowed) in _SCHEMA.items()}  # how engine.overrides reads a value
 
 
 def _check_value(name: str, value: Any) -> Any:
     kind, allowed = _SCHEMA[name]
     if kind == "bool":
         if not isinstance(value, bool):
-            raise RuleError(name, f"{name} must be true or false, not {value!r}")
+            raise RuleError(
+                name, _("%(name)s must be true or false, not %(value)s") % {"name": name, "value": repr(value)}
+            )
         return value
     if kind == "choice":
         if value not in allowed:
-            raise RuleError(name, f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+            raise RuleError(
+                name,
+                _("%(name)s must be one of %(allowed)s, not %(value)s")
+                % {"name": name, "allowed": ", ".join(allowed), "value": repr(value)},
+            )
         return value
     if value is None and kind == "int_or_null":
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        extra = " or null" if kind == "int_or_null" else ""
-        raise RuleError(name, f"{name} must be a whole number{extra}, not {value!r}")
+        if kind == "int_or_null":
+            message = _("%(name)s must be a whole number or null, not %(value)s")
+        else:
+            message = _("%(name)s must be a whole number, not %(value)s")
+        raise RuleError(name, message % {"name": name, "value": repr(value)})
     low, high = allowed
     if not low <= value <= high:
-        raise RuleError(name, f"{name} must be between {low} and {high}, not {value}")
+        raise RuleError(
+            name,
+            _("%(name)s must be between %(low)s and %(high)s, not %(value)s")
+            % {"name": name, "low": low, "high": high, "value": value},
+        )
     return value
 
 
@@ -236,7 +270,10 @@ def preset_named(name: Any) -> str:
     key = name.strip().lower() if isinstance(name, str) else None
     if key not in PRESETS:
         shown = f"“{name}”" if isinstance(name, str) else repr(name)
-        raise RuleError("preset", f"preset must be one of {', '.join(PRESETS)}, not {shown}")
+        raise RuleError(
+            "preset",
+            _("preset must be one of %(presets)s, not %(value)s") % {"presets": ", ".join(PRESETS), "value": shown},
+        )
     return key
 
 
@@ -252,14 +289,17 @@ def resolve_rules(spec: Any) -> RuleSet:
     if isinstance(spec, RuleSet):
         return spec
     if not isinstance(spec, dict):
-        raise RuleError("rules", "rules must be an object such as {\"preset\": \"standard\"}")
+        raise RuleError("rules", _('rules must be an object such as {"preset": "standard"}'))
     preset_name = preset_named(spec.get("preset", "standard"))
     overrides: dict[str, Any] = {}
     for name, value in spec.items():
         if name == "preset":
             continue
         if name not in _SCHEMA:
-            raise RuleError(name, f"{name} is not a rule (known rules: {', '.join(RULE_FIELDS)})")
+            raise RuleError(
+                name,
+                _("%(name)s is not a rule (known rules: %(known)s)") % {"name": name, "known": ", ".join(RULE_FIELDS)},
+            )
         overrides[name] = _check_value(name, value)
     if "timed_game_bonus" not in overrides:
         overrides["timed_game_bonus"] = overrides.get("game_bonus", PRESETS[preset_name].game_bonus)

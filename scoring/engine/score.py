@@ -13,6 +13,7 @@ from typing import Any
 
 from scoring.engine.cards import CardError, card_name, card_rank, card_suit, card_value, parse_card
 from scoring.engine.rules import RuleSet
+from scoring.engine.text import _
 
 Player = Hashable
 
@@ -139,14 +140,23 @@ def _is_whole_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_deadwood(number: int, name: str, value: Any, low: int, high: int, role: str) -> int:
+def _check_deadwood(number: int, name: str, value: Any, low: int, high: int, message: str) -> int:
+    """``message`` (translated, with %(number)s and %(name)s) asks for the missing figure."""
     if value is None:
-        raise HandError(number, name, f"hand {number}: enter the {role}'s deadwood ({name})")
+        raise HandError(number, name, message % {"number": number, "name": name})
     if not _is_whole_number(value):
-        raise HandError(number, name, f"hand {number}: {name} must be a whole number, not {value!r}")
+        raise HandError(
+            number,
+            name,
+            _("hand %(number)s: %(name)s must be a whole number, not %(value)s")
+            % {"number": number, "name": name, "value": repr(value)},
+        )
     if not low <= value <= high:
         raise HandError(
-            number, name, f"hand {number}: {name} must be between {low} and {high}, not {value}"
+            number,
+            name,
+            _("hand %(number)s: %(name)s must be between %(low)s and %(high)s, not %(value)s")
+            % {"number": number, "name": name, "low": low, "high": high, "value": value},
         )
     return value
 
@@ -157,60 +167,103 @@ def _validate_hand(
     """Refuse a hand that breaks the rules; return its parsed upcard (or None)."""
     if facts.ending not in ENDINGS:
         raise HandError(
-            number, "ending", f"hand {number}: ending must be one of {', '.join(ENDINGS)}, not {facts.ending!r}"
+            number,
+            "ending",
+            _("hand %(number)s: ending must be one of %(endings)s, not %(ending)s")
+            % {"number": number, "endings": ", ".join(ENDINGS), "ending": repr(facts.ending)},
         )
     if session_over:
         raise HandError(
-            number, "ending", f"hand {number}: the game is already over, so no more hands can be recorded"
+            number,
+            "ending",
+            _("hand %(number)s: the game is already over, so no more hands can be recorded") % {"number": number},
         )
     upcard = None
     if facts.upcard is not None and facts.upcard != "":
         try:
             upcard = parse_card(facts.upcard)
         except CardError as error:
-            raise HandError(number, "upcard", f"hand {number}: upcard {error}") from None
+            raise HandError(
+                number, "upcard", _("hand %(number)s: upcard %(error)s") % {"number": number, "error": error}
+            ) from None
     if facts.ending == "dead":
         for name in ("by", "knocker_deadwood", "defender_deadwood"):
             if getattr(facts, name) is not None:
-                raise HandError(number, name, f"hand {number}: a dead hand has no {name}")
+                raise HandError(
+                    number, name, _("hand %(number)s: a dead hand has no %(name)s") % {"number": number, "name": name}
+                )
         return upcard
     if facts.by not in players:
         raise HandError(
             number,
             "by",
-            f"hand {number}: 'by' must be one of the players ({players[0]}, {players[1]}), not {facts.by!r}",
+            _("hand %(number)s: 'by' must be one of the players (%(one)s, %(two)s), not %(by)s")
+            % {"number": number, "one": players[0], "two": players[1], "by": repr(facts.by)},
         )
     if rules.oklahoma and upcard is None:
-        raise HandError(number, "upcard", f"hand {number}: an Oklahoma hand needs the upcard (e.g. 7S)")
+        raise HandError(
+            number, "upcard", _("hand %(number)s: an Oklahoma hand needs the upcard (e.g. 7S)") % {"number": number}
+        )
     if facts.ending == "big_gin" and not rules.big_gin_allowed:
-        raise HandError(number, "ending", f"hand {number}: big gin is not allowed under these rules")
+        raise HandError(
+            number, "ending", _("hand %(number)s: big gin is not allowed under these rules") % {"number": number}
+        )
     if facts.ending == "knock":
         limit = effective_knock_limit(rules, upcard)
         if limit == 0:
-            reason = (
-                f"the upcard is {card_name(upcard)}, an ace, so this hand can only end in gin"
-                if rules.oklahoma
-                else "these rules allow gin only, no knocking"
-            )
-            raise HandError(number, "ending", f"hand {number}: {reason}")
+            if rules.oklahoma:
+                message = _("hand %(number)s: the upcard is %(upcard)s, an ace, so this hand can only end in gin")
+            else:
+                message = _("hand %(number)s: these rules allow gin only, no knocking")
+            raise HandError(number, "ending", message % {"number": number, "upcard": card_name(upcard or 0)})
         knocker_deadwood = facts.knocker_deadwood
         if knocker_deadwood == 0 and _is_whole_number(knocker_deadwood):
             raise HandError(
-                number, "knocker_deadwood", f"hand {number}: knocking with 0 deadwood is gin; record it as gin"
+                number,
+                "knocker_deadwood",
+                _("hand %(number)s: knocking with 0 deadwood is gin; record it as gin") % {"number": number},
             )
         if _is_whole_number(knocker_deadwood) and knocker_deadwood > limit:
-            why = f" (the upcard is {card_name(upcard)})" if rules.oklahoma else ""
+            if rules.oklahoma:
+                message = _(
+                    "hand %(number)s: knocker_deadwood %(deadwood)s is over the knock limit of %(limit)s"
+                    " (the upcard is %(upcard)s)"
+                )
+            else:
+                message = _("hand %(number)s: knocker_deadwood %(deadwood)s is over the knock limit of %(limit)s")
             raise HandError(
                 number,
                 "knocker_deadwood",
-                f"hand {number}: knocker_deadwood {knocker_deadwood} is over the knock limit of {limit}{why}",
+                message
+                % {"number": number, "deadwood": knocker_deadwood, "limit": limit, "upcard": card_name(upcard or 0)},
             )
-        _check_deadwood(number, "knocker_deadwood", knocker_deadwood, 1, limit, "knocker")
+        _check_deadwood(
+            number,
+            "knocker_deadwood",
+            knocker_deadwood,
+            1,
+            limit,
+            _("hand %(number)s: enter the knocker's deadwood (%(name)s)"),
+        )
     elif facts.knocker_deadwood not in (None, 0) or isinstance(facts.knocker_deadwood, bool):
         raise HandError(
-            number, "knocker_deadwood", f"hand {number}: a {facts.ending.replace('_', ' ')} has no knocker deadwood"
+            number,
+            "knocker_deadwood",
+            (
+                _("hand %(number)s: a gin has no knocker deadwood")
+                if facts.ending == "gin"
+                else _("hand %(number)s: a big gin has no knocker deadwood")
+            )
+            % {"number": number},
         )
-    _check_deadwood(number, "defender_deadwood", facts.defender_deadwood, 0, MAX_DEADWOOD, "defender")
+    _check_deadwood(
+        number,
+        "defender_deadwood",
+        facts.defender_deadwood,
+        0,
+        MAX_DEADWOOD,
+        _("hand %(number)s: enter the defender's deadwood (%(name)s)"),
+    )
     return upcard
 
 
@@ -223,9 +276,7 @@ def _hand_outcome(rules: RuleSet, players: tuple[Player, Player], facts: HandFac
     if facts.ending == "big_gin":
         return "big_gin", by, defender_deadwood + rules.big_gin_bonus
     knocker_deadwood = facts.knocker_deadwood
-    undercut = defender_deadwood < knocker_deadwood or (
-        defender_deadwood == knocker_deadwood and rules.undercut_on_tie
-    )
+    undercut = defender_deadwood < knocker_deadwood or (defender_deadwood == knocker_deadwood and rules.undercut_on_tie)
     if undercut:
         return "undercut", other_player(players, by), knocker_deadwood - defender_deadwood + rules.undercut_bonus
     return "knock", by, defender_deadwood - knocker_deadwood
@@ -250,31 +301,37 @@ def _settle(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame) -> 
     loser = other_player(players, winner)
     lines: list[BonusLine] = []
     score = {winner: game.hand_points[winner], loser: game.hand_points[loser]}
-    lines.append(BonusLine("Hand points", winner, score[winner]))
-    lines.append(BonusLine("Hand points", loser, score[loser]))
+    lines.append(BonusLine(_("Hand points"), winner, score[winner]))
+    lines.append(BonusLine(_("Hand points"), loser, score[loser]))
     shutout = game.hand_points[loser] == 0
     if shutout and rules.shutout_mode == "double_hands":
-        lines.append(BonusLine("Shutout: hand points doubled", winner, score[winner]))
+        lines.append(BonusLine(_("Shutout: hand points doubled"), winner, score[winner]))
         score[winner] *= 2
     for player in (winner, loser):
         if game.boxes[player] and rules.box_bonus:
             amount = game.boxes[player] * rules.box_bonus
-            lines.append(BonusLine(f"Boxes: {game.boxes[player]} \u00d7 {rules.box_bonus}", player, amount))
+            label = _("Boxes: %(count)s \u00d7 %(bonus)s") % {"count": game.boxes[player], "bonus": rules.box_bonus}
+            lines.append(BonusLine(label, player, amount))
             score[player] += amount
     game_bonus = rules.timed_game_bonus if game.by_time else rules.game_bonus
     if game_bonus:
-        lines.append(BonusLine("Game bonus (time called)" if game.by_time else "Game bonus", winner, game_bonus))
+        label = _("Game bonus (time called)") if game.by_time else _("Game bonus")
+        lines.append(BonusLine(label, winner, game_bonus))
         score[winner] += game_bonus
     if shutout and rules.shutout_mode == "add" and rules.shutout_bonus:
-        lines.append(BonusLine("Shutout bonus", winner, rules.shutout_bonus))
+        lines.append(BonusLine(_("Shutout bonus"), winner, rules.shutout_bonus))
         score[winner] += rules.shutout_bonus
     if rules.line_bonus and score[winner] - score[loser] >= rules.line_bonus_margin:
         lines.append(
-            BonusLine(f"Line bonus (won by {rules.line_bonus_margin} or more)", winner, rules.line_bonus)
+            BonusLine(
+                _("Line bonus (won by %(margin)s or more)") % {"margin": rules.line_bonus_margin},
+                winner,
+                rules.line_bonus,
+            )
         )
         score[winner] += rules.line_bonus
     if shutout and rules.shutout_mode == "double_total":
-        lines.append(BonusLine("Shutout: total doubled", winner, score[winner]))
+        lines.append(BonusLine(_("Shutout: total doubled"), winner, score[winner]))
         score[winner] *= 2
     return GameResult(
         number=game.number,
@@ -323,7 +380,11 @@ def check_hand_count(count: int) -> None:
     """Refuse a sheet of more than MAX_HANDS hands, naming the first hand over the cap."""
     if count > MAX_HANDS:
         number = MAX_HANDS + 1
-        raise HandError(number, "hands", f"hand {number}: a game holds at most {MAX_HANDS} hands")
+        raise HandError(
+            number,
+            "hands",
+            _("hand %(number)s: a game holds at most %(limit)s hands") % {"number": number, "limit": MAX_HANDS},
+        )
 
 
 def check_time_call(rules: RuleSet, time_called_after: Any, hand_count: int) -> None:
@@ -336,14 +397,22 @@ def check_time_call(rules: RuleSet, time_called_after: Any, hand_count: int) -> 
         return
     name = "time_called_after"
     if rules.hollywood:
-        raise HandError(None, name, "a Hollywood sitting is not ended by time: time cannot be called")
+        raise HandError(None, name, _("a Hollywood sitting is not ended by time: time cannot be called"))
     if rules.knock_limit == 0 and not rules.oklahoma:
-        raise HandError(None, name, "straight gin (gin only) is not ended by time: time cannot be called")
+        raise HandError(None, name, _("straight gin (gin only) is not ended by time: time cannot be called"))
     if not _is_whole_number(time_called_after) or time_called_after < 0:
-        raise HandError(None, name, f"{name} must be a whole number of hands (0 or more), not {time_called_after!r}")
+        raise HandError(
+            None,
+            name,
+            _("%(name)s must be a whole number of hands (0 or more), not %(value)s")
+            % {"name": name, "value": repr(time_called_after)},
+        )
     if time_called_after > hand_count:
         raise HandError(
-            None, name, f"{name} is {time_called_after}, but only {hand_count} hands are recorded"
+            None,
+            name,
+            _("%(name)s is %(value)s, but only %(count)s hands are recorded")
+            % {"name": name, "value": time_called_after, "count": hand_count},
         )
 
 
@@ -363,10 +432,14 @@ def score_session(
     players, first dealer or time call).
     """
     if len(players) != 2 or players[0] == players[1]:
-        raise HandError(None, "players", "a game needs exactly two different players")
+        raise HandError(None, "players", _("a game needs exactly two different players"))
     pair = (players[0], players[1])
     if first_dealer not in pair:
-        raise HandError(None, "first_dealer", f"first_dealer must be one of the players, not {first_dealer!r}")
+        raise HandError(
+            None,
+            "first_dealer",
+            _("first_dealer must be one of the players, not %(value)s") % {"value": repr(first_dealer)},
+        )
     check_hand_count(len(hands))
     check_time_call(rules, time_called_after, len(hands))
 

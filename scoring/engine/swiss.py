@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from scoring.engine.text import _
+
 FIRST_ROUND_ORDERS = ("rating", "random")
 BYE_MATCH_POINTS = 1  # a bye scores one match point and no net points
 _FOLD_WINDOW = 6  # inside a large group: edges to the players this near each player's fold partner
@@ -116,13 +118,20 @@ class PairingError(ValueError):
 
 
 def ranking(
-    entrants: Iterable[Entrant], played: Iterable[Iterable[Hashable]] = (), *,
-    first_round: str = "rating", seed: int | str = 0,
+    entrants: Iterable[Entrant],
+    played: Iterable[Iterable[Hashable]] = (),
+    *,
+    first_round: str = "rating",
+    seed: int | str = 0,
 ) -> list[Entrant]:
     """The field in pairing order (best first): standings, or the first round's order."""
     field_ = _checked(entrants)
     if first_round not in FIRST_ROUND_ORDERS:
-        raise PairingError("first_round", f"is {first_round!r}, not one of {', '.join(FIRST_ROUND_ORDERS)}")
+        raise PairingError(
+            "first_round",
+            _("is %(value)s, not one of %(allowed)s")
+            % {"value": repr(first_round), "allowed": ", ".join(FIRST_ROUND_ORDERS)},
+        )
     if not _pairs(played) and first_round == "random":
         ids = sorted(entrant.id for entrant in field_)
         random.Random(seed).shuffle(ids)
@@ -136,10 +145,14 @@ def _checked(entrants: Iterable[Entrant]) -> list[Entrant]:
     seen = set()
     for entrant in field_:
         if entrant.id in seen:
-            raise PairingError("players", f"{entrant.id!r} is listed twice")
+            raise PairingError("players", _("%(player)s is listed twice") % {"player": repr(entrant.id)})
         seen.add(entrant.id)
         if entrant.fixed_table is not None and entrant.fixed_table < 1:
-            raise PairingError("fixed_table", f"{entrant.fixed_table} for {entrant.id!r}: tables are numbered from 1")
+            raise PairingError(
+                "fixed_table",
+                _("%(table)s for %(player)s: tables are numbered from 1")
+                % {"table": entrant.fixed_table, "player": repr(entrant.id)},
+            )
     return field_
 
 
@@ -172,8 +185,13 @@ class Cost:
 
 
 def round_cost(
-    pairs: Iterable[tuple[Hashable, Hashable]], bye: Hashable | None, entrants: Iterable[Entrant],
-    played: Iterable[Iterable[Hashable]], *, first_round: str = "rating", seed: int | str = 0,
+    pairs: Iterable[tuple[Hashable, Hashable]],
+    bye: Hashable | None,
+    entrants: Iterable[Entrant],
+    played: Iterable[Iterable[Hashable]],
+    *,
+    first_round: str = "rating",
+    seed: int | str = 0,
 ) -> Cost:
     """What a pairing costs by the criteria in this module's docstring."""
     played = list(played)
@@ -196,8 +214,11 @@ def round_cost(
 
 
 def pair_round(
-    entrants: Iterable[Entrant], played: Iterable[Iterable[Hashable]] = (), *,
-    first_round: str = "rating", seed: int | str = 0,
+    entrants: Iterable[Entrant],
+    played: Iterable[Iterable[Hashable]] = (),
+    *,
+    first_round: str = "rating",
+    seed: int | str = 0,
 ) -> Round:
     """The next round, paired score group by score group (see the module's docstring)."""
     order = ranking(entrants, played, first_round=first_round, seed=seed)
@@ -212,8 +233,11 @@ def pair_round(
 
 
 def pair_whole_field(
-    entrants: Iterable[Entrant], played: Iterable[Iterable[Hashable]] = (), *,
-    first_round: str = "rating", seed: int | str = 0,
+    entrants: Iterable[Entrant],
+    played: Iterable[Iterable[Hashable]] = (),
+    *,
+    first_round: str = "rating",
+    seed: int | str = 0,
 ) -> Round:
     """The next round from one matching over the whole field: the reference, and the fallback."""
     order = ranking(entrants, played, first_round=first_round, seed=seed)
@@ -311,7 +335,9 @@ def _pair_pool(pool: Sequence[Hashable], met: set[frozenset], *, dense: bool) ->
 
 
 def _best_possible(
-    pairs: Sequence[tuple[Hashable, Hashable]], players: Sequence[Entrant], group: dict[Hashable, int],
+    pairs: Sequence[tuple[Hashable, Hashable]],
+    players: Sequence[Entrant],
+    group: dict[Hashable, int],
     met: set[frozenset],
 ) -> bool:
     """Whether no pairing of these players can cost less: no rematch, and no more floating than parity forces.
@@ -381,9 +407,13 @@ def swap_players(round_: Round, one: Hashable, two: Hashable, played: Iterable[I
         seats.add(round_.bye)
     for name, player in (("one", one), ("two", two)):
         if player not in seats:
-            raise PairingError(name, f"{player!r} is not in this round")
+            raise PairingError(name, _("%(player)s is not in this round") % {"player": repr(player)})
     if one == two or round_.opponents().get(one) == two:
-        raise PairingError("two", f"{two!r} already sits opposite {one!r}: swapping them changes nothing")
+        raise PairingError(
+            "two",
+            _("%(two)s already sits opposite %(one)s: swapping them changes nothing")
+            % {"two": repr(two), "one": repr(one)},
+        )
 
     def moved(player: Hashable) -> Hashable:
         return two if player == one else one if player == two else player
@@ -397,17 +427,13 @@ def swap_players(round_: Round, one: Hashable, two: Hashable, played: Iterable[I
     return Round(
         pairings=pairings,
         bye=moved(round_.bye) if round_.bye is not None else None,
-        rematches=tuple(
-            frozenset((p.one, p.two)) for p in pairings if frozenset((p.one, p.two)) in met
-        ),
+        rematches=tuple(frozenset((p.one, p.two)) for p in pairings if frozenset((p.one, p.two)) in met),
         unmet_table_wishes=round_.unmet_table_wishes,
         order=round_.order,
     )
 
 
-def swap_creates_rematch(
-    round_: Round, one: Hashable, two: Hashable, played: Iterable[Iterable[Hashable]]
-) -> bool:
+def swap_creates_rematch(round_: Round, one: Hashable, two: Hashable, played: Iterable[Iterable[Hashable]]) -> bool:
     """Whether exchanging these two players would seat someone opposite a player they have met already."""
     before = set(round_.rematches)
     return bool(set(swap_players(round_, one, two, played).rematches) - before)

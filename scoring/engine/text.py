@@ -26,6 +26,11 @@ def _(message: str) -> str:
     return _translate(message)
 
 
+def gettext_noop(message: str) -> str:
+    """Mark a module-level constant for translation, leaving it English: ``_()`` translates it where it is shown."""
+    return message
+
+
 def ngettext(singular: str, plural: str, count: int) -> str:
     """The singular or plural form for ``count`` in the active language."""
     return _translate_plural(singular, plural, count)
