@@ -51,6 +51,22 @@
 (function (root) {
   "use strict";
 
+  // Words for people come from Django's JavaScript catalog where the page (or worker) has loaded
+  // one, looked up at each use; elsewhere (a bare page, a test) they stay English. The texts are
+  // the Python engine's own, so both scorers refuse a hand in the same words.
+  function gettext(message) {
+    return typeof root.gettext === "function" ? root.gettext(message) : message;
+  }
+
+  function interpolate(format, values, named) {
+    if (typeof root.interpolate === "function") { return root.interpolate(format, values, named); }
+    if (named) {
+      return format.replace(/%\(\w+\)s/g, function (match) { return String(values[match.slice(2, -2)]); });
+    }
+    var next = 0;
+    return format.replace(/%s/g, function () { return String(values[next++]); });
+  }
+
   // ---- cards.py ----------------------------------------------------------
   var RANK_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
   var SUITS = ["S", "H", "D", "C"];
@@ -79,7 +95,8 @@
 
   function parseCard(text) {
     if (typeof text !== "string") {
-      throw new CardError(repr(text) + " is not a card: write rank then suit, e.g. 10H or QS");
+      throw new CardError(interpolate(gettext("%(text)s is not a card: write rank then suit, e.g. 10H or QS"),
+        { text: repr(text) }, true));
     }
     var cleaned = strip(text).toUpperCase();
     // Python slices by code point; a lone trailing surrogate pair is never a suit anyway.
@@ -90,8 +107,9 @@
     var rank = RANK_NAMES.indexOf(rankName) + 1;
     var suit = SUITS.indexOf(suitName);
     if (rank === 0 || suit < 0) {
-      throw new CardError(repr(text) +
-        " is not a card: write rank (A 2..10 J Q K) then suit (S H D C), e.g. 10H or QS");
+      throw new CardError(interpolate(
+        gettext("%(text)s is not a card: write rank (A 2..10 J Q K) then suit (S H D C), e.g. 10H or QS"),
+        { text: repr(text) }, true));
     }
     return suit * 13 + rank - 1;
   }
@@ -183,23 +201,28 @@
     var allowed = RULE_ALLOWED[name];
     if (kind === "bool") {
       if (typeof value !== "boolean") {
-        throw new RuleError(name, name + " must be true or false, not " + repr(value));
+        throw new RuleError(name, interpolate(gettext("%(name)s must be true or false, not %(value)s"),
+          { name: name, value: repr(value) }, true));
       }
       return value;
     }
     if (kind === "choice") {
       if (allowed.indexOf(value) < 0) {
-        throw new RuleError(name, name + " must be one of " + allowed.join(", ") + ", not " + repr(value));
+        throw new RuleError(name, interpolate(gettext("%(name)s must be one of %(allowed)s, not %(value)s"),
+          { name: name, allowed: allowed.join(", "), value: repr(value) }, true));
       }
       return value;
     }
     if (value === null && kind === "int_or_null") { return null; }
     if (!isWholeNumber(value)) {
-      var extra = kind === "int_or_null" ? " or null" : "";
-      throw new RuleError(name, name + " must be a whole number" + extra + ", not " + repr(value));
+      var notWhole = kind === "int_or_null"
+        ? gettext("%(name)s must be a whole number or null, not %(value)s")
+        : gettext("%(name)s must be a whole number, not %(value)s");
+      throw new RuleError(name, interpolate(notWhole, { name: name, value: repr(value) }, true));
     }
     if (value < allowed[0] || value > allowed[1]) {
-      throw new RuleError(name, name + " must be between " + allowed[0] + " and " + allowed[1] + ", not " + value);
+      throw new RuleError(name, interpolate(gettext("%(name)s must be between %(low)s and %(high)s, not %(value)s"),
+        { name: name, low: allowed[0], high: allowed[1], value: value }, true));
     }
     return value;
   }
@@ -207,17 +230,19 @@
   function resolveRules(spec) {
     if (spec === null || spec === undefined) { spec = {}; }
     if (!isPlainObject(spec)) {
-      throw new RuleError("rules", "rules must be an object such as {\"preset\": \"standard\"}");
+      throw new RuleError("rules", gettext("rules must be an object such as {\"preset\": \"standard\"}"));
     }
     var presetName = has(spec, "preset") ? spec.preset : "standard";
     if (typeof presetName !== "string" || !has(PRESETS, presetName)) {
-      throw new RuleError("preset", "preset must be one of " + PRESET_NAMES.join(", ") + ", not " + repr(presetName));
+      throw new RuleError("preset", interpolate(gettext("preset must be one of %(presets)s, not %(value)s"),
+        { presets: PRESET_NAMES.join(", "), value: repr(presetName) }, true));
     }
     var overrides = {};
     Object.keys(spec).forEach(function (name) {
       if (name === "preset") { return; }
       if (!has(RULE_KINDS, name)) {
-        throw new RuleError(name, name + " is not a rule (known rules: " + RULE_FIELDS.join(", ") + ")");
+        throw new RuleError(name, interpolate(gettext("%(name)s is not a rule (known rules: %(known)s)"),
+          { name: name, known: RULE_FIELDS.join(", ") }, true));
       }
       overrides[name] = checkValue(name, spec[name]);
     });
@@ -237,7 +262,8 @@
 
   function parseValue(name, value) {
     if (!has(RULE_KINDS, name)) {
-      throw new RuleError(name, name + " is not a rule (known rules: " + RULE_FIELDS.join(", ") + ")");
+      throw new RuleError(name, interpolate(gettext("%(name)s is not a rule (known rules: %(known)s)"),
+        { name: name, known: RULE_FIELDS.join(", ") }, true));
     }
     var kind = RULE_KINDS[name];
     var text = typeof value === "string" ? strip(value).toLowerCase() : null;
@@ -245,7 +271,8 @@
       if (typeof value === "boolean") { return value; }
       if (YES_WORDS.indexOf(text) >= 0) { return true; }
       if (NO_WORDS.indexOf(text) >= 0) { return false; }
-      throw new RuleError(name, name + " must be yes or no, not " + shown(value));
+      throw new RuleError(name, interpolate(gettext("%(name)s must be yes or no, not %(value)s"),
+        { name: name, value: shown(value) }, true));
     }
     if (kind === "choice") { return text !== null ? text : value; }
     if (kind === "int_or_null" && (value === null || value === false || OFF_WORDS.indexOf(text) >= 0)) {
@@ -253,8 +280,10 @@
     }
     if (isWholeNumber(value)) { return value; }
     if (text !== null && /^[0-9]+$/.test(text.replace(/^-+/, ""))) { return parseInt(text, 10); }
-    var extra = kind === "int_or_null" ? ", or off" : "";
-    throw new RuleError(name, name + " must be a whole number" + extra + ", not " + shown(value));
+    var notWhole = kind === "int_or_null"
+      ? gettext("%(name)s must be a whole number, or off, not %(value)s")
+      : gettext("%(name)s must be a whole number, not %(value)s");
+    throw new RuleError(name, interpolate(notWhole, { name: name, value: shown(value) }, true));
   }
 
   function readRules(spec) {
@@ -295,16 +324,20 @@
     return cardValue(upcard);
   }
 
-  function checkDeadwood(number, name, value, low, high, role) {
+  // `missing` (translated, with %(number)s and %(name)s) asks for the figure when there is none.
+  function checkDeadwood(number, name, value, low, high, missing) {
     if (value === null || value === undefined) {
-      throw new HandError(number, name, "hand " + number + ": enter the " + role + "'s deadwood (" + name + ")");
+      throw new HandError(number, name, interpolate(missing, { number: number, name: name }, true));
     }
     if (!isWholeNumber(value)) {
-      throw new HandError(number, name, "hand " + number + ": " + name + " must be a whole number, not " + repr(value));
+      throw new HandError(number, name,
+        interpolate(gettext("hand %(number)s: %(name)s must be a whole number, not %(value)s"),
+          { number: number, name: name, value: repr(value) }, true));
     }
     if (value < low || value > high) {
       throw new HandError(number, name,
-        "hand " + number + ": " + name + " must be between " + low + " and " + high + ", not " + value);
+        interpolate(gettext("hand %(number)s: %(name)s must be between %(low)s and %(high)s, not %(value)s"),
+          { number: number, name: name, low: low, high: high, value: value }, true));
     }
     return value;
   }
@@ -315,11 +348,13 @@
   function validateHand(rules, players, facts, number, sessionOver) {
     if (ENDINGS.indexOf(facts.ending) < 0) {
       throw new HandError(number, "ending",
-        "hand " + number + ": ending must be one of " + ENDINGS.join(", ") + ", not " + repr(facts.ending));
+        interpolate(gettext("hand %(number)s: ending must be one of %(endings)s, not %(ending)s"),
+          { number: number, endings: ENDINGS.join(", "), ending: repr(facts.ending) }, true));
     }
     if (sessionOver) {
       throw new HandError(number, "ending",
-        "hand " + number + ": the game is already over, so no more hands can be recorded");
+        interpolate(gettext("hand %(number)s: the game is already over, so no more hands can be recorded"),
+          { number: number }, true));
     }
     var upcard = null;
     if (given(facts.upcard) && facts.upcard !== "") {
@@ -327,52 +362,67 @@
         upcard = parseCard(facts.upcard);
       } catch (error) {
         if (!(error instanceof CardError)) { throw error; }
-        throw new HandError(number, "upcard", "hand " + number + ": upcard " + error.message);
+        throw new HandError(number, "upcard", interpolate(gettext("hand %(number)s: upcard %(error)s"),
+          { number: number, error: error.message }, true));
       }
     }
     if (facts.ending === "dead") {
       ["by", "knocker_deadwood", "defender_deadwood"].forEach(function (name) {
         if (given(facts[name])) {
-          throw new HandError(number, name, "hand " + number + ": a dead hand has no " + name);
+          throw new HandError(number, name, interpolate(gettext("hand %(number)s: a dead hand has no %(name)s"),
+            { number: number, name: name }, true));
         }
       });
       return upcard;
     }
     if (!given(facts.by) || (facts.by !== players[0] && facts.by !== players[1])) {
-      throw new HandError(number, "by", "hand " + number + ": 'by' must be one of the players (" +
-        players[0] + ", " + players[1] + "), not " + repr(given(facts.by) ? facts.by : null));
+      throw new HandError(number, "by",
+        interpolate(gettext("hand %(number)s: 'by' must be one of the players (%(one)s, %(two)s), not %(by)s"),
+          { number: number, one: players[0], two: players[1], by: repr(given(facts.by) ? facts.by : null) }, true));
     }
     if (rules.oklahoma && upcard === null) {
-      throw new HandError(number, "upcard", "hand " + number + ": an Oklahoma hand needs the upcard (e.g. 7S)");
+      throw new HandError(number, "upcard",
+        interpolate(gettext("hand %(number)s: an Oklahoma hand needs the upcard (e.g. 7S)"), { number: number }, true));
     }
     if (facts.ending === "big_gin" && rules.big_gin_bonus === null) {
-      throw new HandError(number, "ending", "hand " + number + ": big gin is not allowed under these rules");
+      throw new HandError(number, "ending",
+        interpolate(gettext("hand %(number)s: big gin is not allowed under these rules"), { number: number }, true));
     }
     var knockerDeadwood = given(facts.knocker_deadwood) ? facts.knocker_deadwood : null;
     if (facts.ending === "knock") {
       var limit = effectiveKnockLimit(rules, upcard);
       if (limit === 0) {
-        var reason = rules.oklahoma
-          ? "the upcard is " + cardName(upcard) + ", an ace, so this hand can only end in gin"
-          : "these rules allow gin only, no knocking";
-        throw new HandError(number, "ending", "hand " + number + ": " + reason);
+        var onlyGin = rules.oklahoma
+          ? gettext("hand %(number)s: the upcard is %(upcard)s, an ace, so this hand can only end in gin")
+          : gettext("hand %(number)s: these rules allow gin only, no knocking");
+        throw new HandError(number, "ending", interpolate(onlyGin,
+          { number: number, upcard: upcard === null ? "" : cardName(upcard) }, true));
       }
       if (knockerDeadwood === 0) {
         throw new HandError(number, "knocker_deadwood",
-          "hand " + number + ": knocking with 0 deadwood is gin; record it as gin");
+          interpolate(gettext("hand %(number)s: knocking with 0 deadwood is gin; record it as gin"),
+            { number: number }, true));
       }
       if (isWholeNumber(knockerDeadwood) && knockerDeadwood > limit) {
-        var why = rules.oklahoma ? " (the upcard is " + cardName(upcard) + ")" : "";
-        throw new HandError(number, "knocker_deadwood", "hand " + number + ": knocker_deadwood " +
-          knockerDeadwood + " is over the knock limit of " + limit + why);
+        var overLimit = rules.oklahoma
+          ? gettext("hand %(number)s: knocker_deadwood %(deadwood)s is over the knock limit of %(limit)s" +
+            " (the upcard is %(upcard)s)")
+          : gettext("hand %(number)s: knocker_deadwood %(deadwood)s is over the knock limit of %(limit)s");
+        throw new HandError(number, "knocker_deadwood", interpolate(overLimit, {
+          number: number, deadwood: knockerDeadwood, limit: limit, upcard: upcard === null ? "" : cardName(upcard)
+        }, true));
       }
-      checkDeadwood(number, "knocker_deadwood", knockerDeadwood, 1, limit, "knocker");
+      checkDeadwood(number, "knocker_deadwood", knockerDeadwood, 1, limit,
+        gettext("hand %(number)s: enter the knocker's deadwood (%(name)s)"));
     } else if (knockerDeadwood !== null && knockerDeadwood !== 0) {
       throw new HandError(number, "knocker_deadwood",
-        "hand " + number + ": a " + facts.ending.replace("_", " ") + " has no knocker deadwood");
+        interpolate(facts.ending === "gin"
+          ? gettext("hand %(number)s: a gin has no knocker deadwood")
+          : gettext("hand %(number)s: a big gin has no knocker deadwood"), { number: number }, true));
     }
     checkDeadwood(number, "defender_deadwood",
-      given(facts.defender_deadwood) ? facts.defender_deadwood : null, 0, MAX_DEADWOOD, "defender");
+      given(facts.defender_deadwood) ? facts.defender_deadwood : null, 0, MAX_DEADWOOD,
+      gettext("hand %(number)s: enter the defender's deadwood (%(name)s)"));
     return upcard;
   }
 
@@ -403,36 +453,38 @@
     var loser = otherPlayer(players, winner);
     var lines = [];
     var score = new Map([[winner, game.hand_points.get(winner)], [loser, game.hand_points.get(loser)]]);
-    lines.push(line("Hand points", winner, score.get(winner)));
-    lines.push(line("Hand points", loser, score.get(loser)));
+    lines.push(line(gettext("Hand points"), winner, score.get(winner)));
+    lines.push(line(gettext("Hand points"), loser, score.get(loser)));
     var shutout = game.hand_points.get(loser) === 0;
     if (shutout && rules.shutout_mode === "double_hands") {
-      lines.push(line("Shutout: hand points doubled", winner, score.get(winner)));
+      lines.push(line(gettext("Shutout: hand points doubled"), winner, score.get(winner)));
       score.set(winner, score.get(winner) * 2);
     }
     [winner, loser].forEach(function (player) {
       var boxes = game.boxes.get(player);
       if (boxes && rules.box_bonus) {
         var amount = boxes * rules.box_bonus;
-        lines.push(line("Boxes: " + boxes + " \u00d7 " + rules.box_bonus, player, amount));
+        lines.push(line(interpolate(gettext("Boxes: %(count)s \u00d7 %(bonus)s"),
+          { count: boxes, bonus: rules.box_bonus }, true), player, amount));
         score.set(player, score.get(player) + amount);
       }
     });
     var gameBonus = game.by_time ? rules.timed_game_bonus : rules.game_bonus;
     if (gameBonus) {
-      lines.push(line(game.by_time ? "Game bonus (time called)" : "Game bonus", winner, gameBonus));
+      lines.push(line(game.by_time ? gettext("Game bonus (time called)") : gettext("Game bonus"), winner, gameBonus));
       score.set(winner, score.get(winner) + gameBonus);
     }
     if (shutout && rules.shutout_mode === "add" && rules.shutout_bonus) {
-      lines.push(line("Shutout bonus", winner, rules.shutout_bonus));
+      lines.push(line(gettext("Shutout bonus"), winner, rules.shutout_bonus));
       score.set(winner, score.get(winner) + rules.shutout_bonus);
     }
     if (rules.line_bonus && score.get(winner) - score.get(loser) >= rules.line_bonus_margin) {
-      lines.push(line("Line bonus (won by " + rules.line_bonus_margin + " or more)", winner, rules.line_bonus));
+      lines.push(line(interpolate(gettext("Line bonus (won by %(margin)s or more)"),
+        { margin: rules.line_bonus_margin }, true), winner, rules.line_bonus));
       score.set(winner, score.get(winner) + rules.line_bonus);
     }
     if (shutout && rules.shutout_mode === "double_total") {
-      lines.push(line("Shutout: total doubled", winner, score.get(winner)));
+      lines.push(line(gettext("Shutout: total doubled"), winner, score.get(winner)));
       score.set(winner, score.get(winner) * 2);
     }
     return {
@@ -464,18 +516,21 @@
     if (timeCalledAfter === null) { return; }
     var name = "time_called_after";
     if (rules.hollywood) {
-      throw new HandError(null, name, "a Hollywood sitting is not ended by time: time cannot be called");
+      throw new HandError(null, name, gettext("a Hollywood sitting is not ended by time: time cannot be called"));
     }
     if (rules.knock_limit === 0 && !rules.oklahoma) {
-      throw new HandError(null, name, "straight gin (gin only) is not ended by time: time cannot be called");
+      throw new HandError(null, name,
+        gettext("straight gin (gin only) is not ended by time: time cannot be called"));
     }
     if (!isWholeNumber(timeCalledAfter) || timeCalledAfter < 0) {
       throw new HandError(null, name,
-        name + " must be a whole number of hands (0 or more), not " + repr(timeCalledAfter));
+        interpolate(gettext("%(name)s must be a whole number of hands (0 or more), not %(value)s"),
+          { name: name, value: repr(timeCalledAfter) }, true));
     }
     if (timeCalledAfter > handCount) {
       throw new HandError(null, name,
-        name + " is " + timeCalledAfter + ", but only " + handCount + " hands are recorded");
+        interpolate(gettext("%(name)s is %(value)s, but only %(count)s hands are recorded"),
+          { name: name, value: timeCalledAfter, count: handCount }, true));
     }
   }
 
@@ -495,11 +550,12 @@
   function scoreMaps(rules, players, firstDealer, hands, timeCalledAfter) {
     var called = given(timeCalledAfter) ? timeCalledAfter : null;
     if (!Array.isArray(players) || players.length !== 2 || players[0] === players[1]) {
-      throw new HandError(null, "players", "a game needs exactly two different players");
+      throw new HandError(null, "players", gettext("a game needs exactly two different players"));
     }
     var pair = [players[0], players[1]];
     if (firstDealer !== pair[0] && firstDealer !== pair[1]) {
-      throw new HandError(null, "first_dealer", "first_dealer must be one of the players, not " + repr(firstDealer));
+      throw new HandError(null, "first_dealer", interpolate(
+        gettext("first_dealer must be one of the players, not %(value)s"), { value: repr(firstDealer) }, true));
     }
     checkTimeCall(rules, called, hands.length);
     var games = [];
@@ -652,35 +708,40 @@
     var players = data.players;
     if (!Array.isArray(players) || players.length !== 2 ||
         !players.every(function (name) { return typeof name === "string" && strip(name) !== ""; })) {
-      throw new RecordError(null, "players", "players must be a list of two names, e.g. [\"Ann\", \"Bob\"]");
+      throw new RecordError(null, "players", gettext("players must be a list of two names, e.g. [\"Ann\", \"Bob\"]"));
     }
     if (casefold(strip(players[0])) === casefold(strip(players[1]))) {
-      throw new RecordError(null, "players", "the two players must have different names");
+      throw new RecordError(null, "players", gettext("the two players must have different names"));
     }
     return [strip(players[0]), strip(players[1])];
   }
 
   function parseHand(number, raw) {
     if (!isPlainObject(raw)) {
-      throw new RecordError(number, "ending", "hand " + number + " must be an object with an 'ending'");
+      throw new RecordError(number, "ending",
+        interpolate(gettext("hand %(number)s must be an object with an 'ending'"), { number: number }, true));
     }
     Object.keys(raw).forEach(function (key) {
       if (RECORD_HAND_FIELDS.indexOf(key) < 0) {
-        throw new RecordError(number, key, "hand " + number + ": " + repr(key) +
-          " is not a hand fact (known: " + RECORD_HAND_FIELDS.join(", ") + ")");
+        throw new RecordError(number, key,
+          interpolate(gettext("hand %(number)s: %(key)s is not a hand fact (known: %(known)s)"),
+            { number: number, key: repr(key), known: RECORD_HAND_FIELDS.join(", ") }, true));
       }
     });
     var ending = raw.ending;
     if (typeof ending !== "string") {
-      throw new RecordError(number, "ending", "hand " + number + ": ending must be one of knock, gin, big_gin, dead");
+      throw new RecordError(number, "ending",
+        interpolate(gettext("hand %(number)s: ending must be one of knock, gin, big_gin, dead"), { number: number }, true));
     }
     var by = orNull(raw.by);
     if (by !== null && typeof by !== "string") {
-      throw new RecordError(number, "by", "hand " + number + ": 'by' must be a player's name");
+      throw new RecordError(number, "by",
+        interpolate(gettext("hand %(number)s: 'by' must be a player's name"), { number: number }, true));
     }
     var upcard = orNull(raw.upcard);
     if (upcard !== null && typeof upcard !== "string") {
-      throw new RecordError(number, "upcard", "hand " + number + ": upcard must be text such as \"7S\"");
+      throw new RecordError(number, "upcard",
+        interpolate(gettext("hand %(number)s: upcard must be text such as \"7S\""), { number: number }, true));
     }
     return {
       ending: ending,
@@ -701,22 +762,22 @@
   }
 
   function parseAndScore(data) {
-    if (!isPlainObject(data)) { throw new RecordError(null, "record", "a game record must be a JSON object"); }
+    if (!isPlainObject(data)) { throw new RecordError(null, "record", gettext("a game record must be a JSON object")); }
     var rules;
     try {
       rules = readRules(has(data, "rules") ? data.rules : { preset: "standard" });
     } catch (error) {
-      if (error instanceof RuleError) { throw new RecordError(null, error.field, "rules: " + error.message); }
+      if (error instanceof RuleError) { throw new RecordError(null, error.field, interpolate(gettext("rules: %(message)s"), { message: error.message }, true)); }
       throw error;
     }
     var players = parsePlayers(data);
     var firstDealer = data.first_dealer;
     if (typeof firstDealer !== "string" || players.indexOf(strip(firstDealer)) < 0) {
-      throw new RecordError(null, "first_dealer", "first_dealer must be the name of one of the players");
+      throw new RecordError(null, "first_dealer", gettext("first_dealer must be the name of one of the players"));
     }
     firstDealer = strip(firstDealer);
     var rawHands = has(data, "hands") ? data.hands : [];
-    if (!Array.isArray(rawHands)) { throw new RecordError(null, "hands", "hands must be a list"); }
+    if (!Array.isArray(rawHands)) { throw new RecordError(null, "hands", gettext("hands must be a list")); }
     var timeCalledAfter = orNull(data.time_called_after);
     try {
       checkTimeCall(rules, timeCalledAfter, rawHands.length);
