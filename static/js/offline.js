@@ -31,8 +31,13 @@
   var PAGES_CACHE = "ginleague-pages";  // the service worker's kept pages (static/js/sw.js)
   var sessionEnded = false;  // the server said nobody is signed in, though this page was opened signed in
   var SHEET_PATH = /^\/games\/(\d+)\/$/;
-  var ENDING_WORDS = { knock: "Knock", gin: "Gin", big_gin: "Big gin", dead: "Dead hand" };
-  var RESULT_WORDS = { knock: "knock", gin: "gin", big_gin: "big gin", undercut: "undercut", dead: "dead hand" };
+  // Words for people come from Django's JavaScript catalog (loaded before this script): gettext, ngettext, interpolate.
+  function tr(format, values) { return interpolate(format, values, true); }
+  var ENDING_WORDS = { knock: gettext("Knock"), gin: gettext("Gin"), big_gin: gettext("Big gin"), dead: gettext("Dead hand") };
+  var RESULT_WORDS = {
+    knock: gettext("knock"), gin: gettext("gin"), big_gin: gettext("big gin"), undercut: gettext("undercut"),
+    dead: gettext("dead hand")
+  };
   // The history's comment when the players keep the version this phone scored offline: it is the
   // "after" of the correction, the version the other phone stored first the "before".
   var KEPT_THIS_PHONES = "Two phones recorded hand {n}; the players kept the version scored offline (after), " +
@@ -46,7 +51,8 @@
     return op.user !== CONF.user || sessionEnded ? op.user : null;
   }
   function signInWords(user, count) {
-    return "Sign in as " + user + " to send " + (count > 1 ? "these " + count + " hands" : "this hand");
+    return tr(ngettext("Sign in as %(user)s to send this hand", "Sign in as %(user)s to send these %(count)s hands", count),
+      { user: user, count: count });
   }
   function newKey() {
     if (window.crypto && crypto.randomUUID) { return "offline-" + crypto.randomUUID(); }
@@ -105,7 +111,7 @@
         var tag = document.createElement("script");
         tag.src = CONF.engine;
         tag.onload = function () { resolve(window.GinEngine); };
-        tag.onerror = function () { enginePromise = null; reject(new Error("The offline scorer could not be loaded.")); };
+        tag.onerror = function () { enginePromise = null; reject(new Error(gettext("The offline scorer could not be loaded."))); };
         document.head.appendChild(tag);
       });
     }
@@ -210,10 +216,14 @@
   }
   function factWords(facts, game) {
     var parts = [ENDING_WORDS[facts.ending] || facts.ending];
-    if (facts.by) { parts.push("by " + names(game)[facts.by]); }
-    if (facts.knocker_deadwood !== null && facts.knocker_deadwood !== undefined) { parts.push("deadwood " + facts.knocker_deadwood); }
-    if (facts.defender_deadwood !== null && facts.defender_deadwood !== undefined) { parts.push("against " + facts.defender_deadwood); }
-    if (facts.upcard) { parts.push("upcard " + facts.upcard); }
+    if (facts.by) { parts.push(tr(gettext("by %(name)s"), { name: names(game)[facts.by] })); }
+    if (facts.knocker_deadwood !== null && facts.knocker_deadwood !== undefined) {
+      parts.push(tr(gettext("deadwood %(deadwood)s"), { deadwood: facts.knocker_deadwood }));
+    }
+    if (facts.defender_deadwood !== null && facts.defender_deadwood !== undefined) {
+      parts.push(tr(gettext("against %(deadwood)s"), { deadwood: facts.defender_deadwood }));
+    }
+    if (facts.upcard) { parts.push(tr(gettext("upcard %(card)s"), { card: facts.upcard })); }
     return parts.join(" ");
   }
   // A row of the hands table in the sheet's own words: the server hands them to the page
@@ -251,8 +261,9 @@
     return { what: what, meta: meta.join(words.joiner) };
   }
   function outcomeWords(hand, game) {
-    if (hand.result === "dead") { return "Dead hand"; }
-    return refName(hand.winner, game) + " " + RESULT_WORDS[hand.result] + " " + hand.points;
+    if (hand.result === "dead") { return gettext("Dead hand"); }
+    return tr(gettext("%(winner)s %(result)s %(points)s"),
+      { winner: refName(hand.winner, game), result: RESULT_WORDS[hand.result], points: hand.points });
   }
 
   function el(tag, attrs, children) {
@@ -285,13 +296,15 @@
       dealer.textContent = "";
       if (session.over) {
         dealer.className = "dealer is-over";
-        var verdict = el("strong", { "class": "verdict", text: session.winner ? refName(session.winner, game) + " wins by " + session.margin : "level" });
-        dealer.appendChild(document.createTextNode("Game over: "));
+        var verdict = el("strong", { "class": "verdict", text: session.winner
+          ? tr(gettext("%(name)s wins by %(margin)s"), { name: refName(session.winner, game), margin: session.margin })
+          : gettext("level") });
+        dealer.appendChild(document.createTextNode(gettext("Game over: ")));
         dealer.appendChild(verdict);
       } else {
         dealer.className = "dealer";
         dealer.appendChild(el("span", { "class": "dealer-name", text: refName(session.next_dealer, game) }));
-        dealer.appendChild(document.createTextNode(" deals next"));
+        dealer.appendChild(document.createTextNode(gettext(" deals next")));
       }
     }
 
@@ -300,22 +313,26 @@
     if (boards) {
       boards.textContent = "";
       session.scores.forEach(function (board) {
-        var section = el("section", { "class": "board" + (board.over ? " closed" : ""), "aria-label": hollywood ? "Game " + board.number : "Score" });
-        if (hollywood) { section.appendChild(el("h2", { text: "Game " + board.number + (board.over ? " closed" : "") })); }
+        var gameLabel = tr(gettext("Game %(number)s"), { number: board.number });
+        var section = el("section", { "class": "board" + (board.over ? " closed" : ""), "aria-label": hollywood ? gameLabel : gettext("Score") });
+        if (hollywood) {
+          section.appendChild(el("h2", { text: board.over ? tr(gettext("Game %(number)s closed"), { number: board.number }) : gameLabel }));
+        }
         [["player_one", players[0]], ["player_two", players[1]]].forEach(function (pair) {
           var key = pair[0];
           var points = board[key + "_hand_points"];
           var boxes = board[key + "_boxes"];
           var main = board.over ? board[key + "_final"] : points;
-          var sub = (board.over ? points + " in hands" : "needs " + Math.max(0, board.target - points)) +
-            " · " + boxes + " box" + (boxes === 1 ? "" : "es");
+          var sub = (board.over ? tr(gettext("%(points)s in hands"), { points: points })
+            : tr(gettext("needs %(points)s"), { points: Math.max(0, board.target - points) })) +
+            " · " + tr(ngettext("%(count)s box", "%(count)s boxes", boxes), { count: boxes });
           section.appendChild(el("div", { "class": "line" }, [
             el("span", { "class": "who", text: pair[1].name }),
             el("span", { "class": "pts", text: String(main) }),
             el("span", { "class": "sub", text: sub })
           ]));
         });
-        if (board.over && hollywood) { section.appendChild(el("p", { "class": "won", text: refName(board.winner, game) + " won by " + board.margin })); }
+        if (board.over && hollywood) { section.appendChild(el("p", { "class": "won", text: tr(gettext("%(name)s won by %(margin)s"), { name: refName(board.winner, game), margin: board.margin }) })); }
         boards.appendChild(section);
       });
     }
@@ -324,7 +341,7 @@
     var form = sheet.querySelector("form#record");
     if (form) {
       var heading = form.querySelector("h2");
-      if (heading) { heading.textContent = "Hand " + (hands.length + 1); }
+      if (heading) { heading.textContent = tr(gettext("Hand %(number)s"), { number: hands.length + 1 }); }
       var expected = form.querySelector("input[name=expected_number]");
       if (expected) { expected.value = String(hands.length + 1); }
       form.hidden = Boolean(session.over);
@@ -345,17 +362,18 @@
         body.appendChild(row);
       });
       var table = el("table", { "class": "breakdown" }, [
-        el("caption", { text: (hollywood ? "Game " + board.number + ": " : "") + "how the final score adds up" }),
-        el("thead", {}, [el("tr", {}, [el("th", { scope: "col" }, [el("span", { "class": "vh", text: "Part of the score" })])].concat(
+        el("caption", { text: hollywood ? tr(gettext("Game %(number)s: how the final score adds up"), { number: board.number })
+          : gettext("how the final score adds up") }),
+        el("thead", {}, [el("tr", {}, [el("th", { scope: "col" }, [el("span", { "class": "vh", text: gettext("Part of the score") })])].concat(
           players.map(function (p) { return el("th", { scope: "col", text: p.name }); })))]),
         body,
         el("tfoot", {}, [
-          el("tr", { "class": "final" }, [el("th", { scope: "row", text: "Final score" }),
+          el("tr", { "class": "final" }, [el("th", { scope: "row", text: gettext("Final score") }),
             el("td", { "class": "num", text: String(board.player_one_final) }), el("td", { "class": "num", text: String(board.player_two_final) })]),
-          el("tr", {}, [el("th", { scope: "row", text: "Margin" }), el("td", { "class": "num", colspan: "2", text: String(board.margin) })])
+          el("tr", {}, [el("th", { scope: "row", text: gettext("Margin") }), el("td", { "class": "num", colspan: "2", text: String(board.margin) })])
         ])
       ]);
-      hTitle.parentNode.insertBefore(el("section", { "class": "game-over offline-drawn", "aria-label": hollywood ? "Game " + board.number + " result" : "Result" }, [table]), hTitle);
+      hTitle.parentNode.insertBefore(el("section", { "class": "game-over offline-drawn", "aria-label": hollywood ? tr(gettext("Game %(number)s result"), { number: board.number }) : gettext("Result") }, [table]), hTitle);
     });
 
     // The hands.
@@ -394,20 +412,21 @@
         var what = el("td", { "class": "what" }, words.what.concat([el("span", { "class": "meta", text: words.meta })]));
         if (local.op && local.op.state === "waiting") {
           var signIn = signInNeeded(local.op);
-          what.appendChild(el("span", { "class": "unsent-mark", text: signIn ? "not yet sent: " + signInWords(signIn, 1) : "not yet sent" }));
+          what.appendChild(el("span", { "class": "unsent-mark", text: signIn ? tr(gettext("not yet sent: %(what)s"), { what: signInWords(signIn, 1) }) : gettext("not yet sent") }));
         }
-        if (local.conflict) { what.appendChild(el("span", { "class": "unsent-mark", text: "two versions" })); }
+        if (local.conflict) { what.appendChild(el("span", { "class": "unsent-mark", text: gettext("two versions") })); }
         var row = el("tr", { "class": local.op || local.conflict ? "unsent" : "", "data-number": String(local.number) },
           [el("td", { "class": "num", text: String(local.number) }), what,
             el("td", { "class": "num pts", text: scored.result === "dead" ? "" : String(scored.points) + (scored.doubled ? " ×2" : "") })].concat(cells));
         if (editable) {
           row.appendChild(el("td", { "class": "fix" }, [el("a", {
-            href: location.pathname + "hands/" + local.number + "/edit/", "aria-label": "Edit hand " + local.number, "data-offline-edit": String(local.number), text: "Edit"
+            href: location.pathname + "hands/" + local.number + "/edit/", "aria-label": tr(gettext("Edit hand %(number)s"), { number: local.number }), "data-offline-edit": String(local.number),
+            text: gettext("Edit")
           })]));
         }
         tbody.appendChild(row);
       });
-      if (!session.hands.length) { tbody.appendChild(el("tr", {}, [el("td", { colspan: "6", text: "No hands yet." })])); }
+      if (!session.hands.length) { tbody.appendChild(el("tr", {}, [el("td", { colspan: "6", text: gettext("No hands yet.") })])); }
     }
 
     // Undo: the last hand on this phone (the page had no undo button if it had no hands).
@@ -416,7 +435,7 @@
       undo = el("form", { "class": "undo", method: "post", action: location.pathname + "hands/undo/" }, [
         el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: csrfToken() }),
         el("input", { type: "hidden", name: "number", value: String(hands.length) }),
-        el("button", { type: "submit", "class": "secondary", text: "Undo hand " + hands.length })
+        el("button", { type: "submit", "class": "secondary", text: tr(gettext("Undo hand %(number)s"), { number: hands.length }) })
       ]);
       var scroll = sheet.querySelector(".table-scroll");
       if (scroll) { scroll.parentNode.insertBefore(undo, scroll.nextSibling); }
@@ -425,7 +444,7 @@
       var numberInput = undo.querySelector("input[name=number]");
       if (numberInput) { numberInput.value = String(hands.length); }
       var undoButton = undo.querySelector("button");
-      if (undoButton) { undoButton.textContent = "Undo hand " + hands.length; }
+      if (undoButton) { undoButton.textContent = tr(gettext("Undo hand %(number)s"), { number: hands.length }); }
       undo.hidden = hands.length === 0;
     }
 
@@ -438,22 +457,23 @@
     state.ops.filter(function (op) { return op.state === "conflict" || op.state === "refused"; }).forEach(function (op) {
       var box;
       if (op.state === "refused") {
-        box = el("section", { "class": "conflict", "aria-label": "Not stored" }, [
-          el("h2", { text: "Hand " + op.number + " was not stored" }),
-          el("p", { text: op.problem || "The server refused it." }),
-          el("p", { text: "This phone's version: " + factWords(op.facts, state.game) }),
-          el("button", { type: "button", "class": "secondary", "data-drop": String(op.seq), text: "Forget this phone's version" })
+        box = el("section", { "class": "conflict", "aria-label": gettext("Not stored") }, [
+          el("h2", { text: tr(gettext("Hand %(number)s was not stored"), { number: op.number }) }),
+          el("p", { text: op.problem || gettext("The server refused it.") }),
+          el("p", { text: tr(gettext("This phone's version: %(facts)s"), { facts: factWords(op.facts, state.game) }) }),
+          el("button", { type: "button", "class": "secondary", "data-drop": String(op.seq), text: gettext("Forget this phone's version") })
         ]);
       } else {
         var theirs = op.theirs || {};
-        box = el("section", { "class": "conflict", "aria-label": "Two versions of hand " + op.number }, [
-          el("h2", { text: "Two versions of hand " + op.number }),
-          el("p", { text: "Another phone recorded hand " + op.number + " while this one was offline. Keep one; the other is noted in the game's history." }),
+        var twoVersions = tr(gettext("Two versions of hand %(number)s"), { number: op.number });
+        box = el("section", { "class": "conflict", "aria-label": twoVersions }, [
+          el("h2", { text: twoVersions }),
+          el("p", { text: tr(gettext("Another phone recorded hand %(number)s while this one was offline. Keep one; the other is noted in the game's history."), { number: op.number }) }),
           el("div", { "class": "versions" }, [
-            el("div", { "class": "version theirs" }, [el("h3", { text: "The other phone" }), el("p", { text: theirs.words || "" }),
-              el("button", { type: "button", "class": "secondary", "data-keep": "theirs", "data-seq": String(op.seq), text: "Keep the other phone's" })]),
-            el("div", { "class": "version ours" }, [el("h3", { text: "This phone" }), el("p", { text: factWords(op.facts, state.game) }),
-              el("button", { type: "button", "class": "primary", "data-keep": "ours", "data-seq": String(op.seq), text: "Keep this phone's" })])
+            el("div", { "class": "version theirs" }, [el("h3", { text: gettext("The other phone") }), el("p", { text: theirs.words || "" }),
+              el("button", { type: "button", "class": "secondary", "data-keep": "theirs", "data-seq": String(op.seq), text: gettext("Keep the other phone's") })]),
+            el("div", { "class": "version ours" }, [el("h3", { text: gettext("This phone") }), el("p", { text: factWords(op.facts, state.game) }),
+              el("button", { type: "button", "class": "primary", "data-keep": "ours", "data-seq": String(op.seq), text: gettext("Keep this phone's") })])
           ])
         ]);
       }
@@ -492,11 +512,11 @@
 
   // ---- queueing a change made without a network ---------------------------------------------------
   function refusal(game) {
-    if (!game) { return "This game was not opened on this phone while online, so it cannot be scored offline."; }
+    if (!game) { return gettext("This game was not opened on this phone while online, so it cannot be scored offline."); }
     if (game.league_status === "confirmed") {
-      return "This league result is confirmed: it can only be corrected online (a correction needs a reason, kept in the game's history).";
+      return gettext("This league result is confirmed: it can only be corrected online (a correction needs a reason, kept in the game's history).");
     }
-    if (!game.can_edit) { return "You may not change this game."; }
+    if (!game.can_edit) { return gettext("You may not change this game."); }
     return null;
   }
 
@@ -517,7 +537,7 @@
         writes.push(function () { return addOp(add); });
       } else {
         var target = hands.filter(function (h) { return h.number === change.number; })[0];
-        if (!target) { say("There is no hand " + change.number + " on this sheet.", true); return null; }
+        if (!target) { say(tr(gettext("There is no hand %(number)s on this sheet."), { number: change.number }), true); return null; }
         var pending = target.op && target.op.state === "waiting" ? target.op : null;
         if (change.op === "edit") {
           if (pending) {  // not yet sent: change what will be sent
@@ -531,7 +551,7 @@
             writes.push(function () { return addOp(edit); });
           }
         } else if (change.op === "remove") {
-          if (target.number !== hands.length) { say("Only the last hand can be undone here.", true); return null; }
+          if (target.number !== hands.length) { say(gettext("Only the last hand can be undone here."), true); return null; }
           if (pending && pending.op === "add") {
             trial = trial.filter(function (op) { return op.seq !== pending.seq; });
             writes.push(function () { return dropOp(pending.seq); });
@@ -661,16 +681,19 @@
       });
     }
     if (navigator.onLine === false) {
-      window.alert("Signing out needs the network: try again when this phone is online.");
+      window.alert(gettext("Signing out needs the network: try again when this phone is online."));
       return Promise.resolve();
     }
     return sync().catch(function () { return false; }).then(allOps).then(function (ops) {
       if (!ops.length) { return leave(); }
       var count = ops.length;
-      var hands = count === 1 ? "1 hand scored on this phone is" : count + " hands scored on this phone are";
-      var question = hands + " waiting to be sent (the server did not take " + (count === 1 ? "it" : "them") + " yet).\n\n" +
-        "OK: discard " + (count === 1 ? "it" : "them") + " and sign out.\n" +
-        "Cancel: stay signed in; " + (count === 1 ? "it is" : "they are") + " sent when the server answers (see Waiting to be sent).";
+      var question = tr(ngettext(
+        "%(count)s hand scored on this phone is waiting to be sent (the server did not take it yet).\n\n" +
+        "OK: discard it and sign out.\n" +
+        "Cancel: stay signed in; it is sent when the server answers (see Waiting to be sent).",
+        "%(count)s hands scored on this phone are waiting to be sent (the server did not take them yet).\n\n" +
+        "OK: discard them and sign out.\n" +
+        "Cancel: stay signed in; they are sent when the server answers (see Waiting to be sent).", count), { count: count });
       if (window.confirm(question)) { return leave(); }
       badge();
       return null;
@@ -734,18 +757,18 @@
       return el("p", {}, [el("label", { "for": "offline-" + name, text: label + " " }),
         el("input", { name: name, id: "offline-" + name, inputmode: "numeric", value: value === null || value === undefined ? "" : String(value) })]);
     }
-    var form = el("form", { "class": "offline-edit", "data-number": String(number), "aria-label": "Correct hand " + number }, [
-      el("h2", { text: "Correct hand " + number + " (offline)" }),
-      select("ending", "How it ended", endings.map(function (e) { return [e, ENDING_WORDS[e] || e]; }), facts.ending),
-      select("by", "Who went out", [["", "nobody (dead hand)"], [game.player_one.id, game.player_one.name], [game.player_two.id, game.player_two.name]], facts.by),
-      numberField("knocker_deadwood", "Knocker's deadwood", facts.knocker_deadwood),
-      numberField("defender_deadwood", "Other player's deadwood", facts.defender_deadwood),
-      sheet.querySelector("form#record [name=upcard_rank]") ? numberField("upcard", "Upcard (e.g. 7S)", facts.upcard) : null,
+    var form = el("form", { "class": "offline-edit", "data-number": String(number), "aria-label": tr(gettext("Correct hand %(number)s"), { number: number }) }, [
+      el("h2", { text: tr(gettext("Correct hand %(number)s (offline)"), { number: number }) }),
+      select("ending", gettext("How it ended"), endings.map(function (e) { return [e, ENDING_WORDS[e] || e]; }), facts.ending),
+      select("by", gettext("Who went out"), [["", gettext("nobody (dead hand)")], [game.player_one.id, game.player_one.name], [game.player_two.id, game.player_two.name]], facts.by),
+      numberField("knocker_deadwood", gettext("Knocker's deadwood"), facts.knocker_deadwood),
+      numberField("defender_deadwood", gettext("Other player's deadwood"), facts.defender_deadwood),
+      sheet.querySelector("form#record [name=upcard_rank]") ? numberField("upcard", gettext("Upcard (e.g. 7S)"), facts.upcard) : null,
       el("div", { id: "offline-preview", "class": "preview", "aria-live": "polite" }),
-      el("div", { "class": "field reason" }, [el("label", { "for": "offline-reason", text: "Reason for the correction" }),
+      el("div", { "class": "field reason" }, [el("label", { "for": "offline-reason", text: gettext("Reason for the correction") }),
         el("textarea", { name: "reason", id: "offline-reason", rows: "2", maxlength: "500", "aria-describedby": "offline-reason-help" }),
-        el("small", { "class": "help", id: "offline-reason-help", text: "Optional; required when the result was already confirmed. Shown in the game's history." })]),
-      el("div", { "class": "buttons" }, [el("button", { type: "submit", "class": "primary", text: "Save correction" })])
+        el("small", { "class": "help", id: "offline-reason-help", text: gettext("Optional; required when the result was already confirmed. Shown in the game's history.") })]),
+      el("div", { "class": "buttons" }, [el("button", { type: "submit", "class": "primary", text: gettext("Save correction") })])
     ]);
     var table = sheet.querySelector(".table-scroll");
     table.parentNode.insertBefore(form, table.nextSibling);
@@ -756,8 +779,8 @@
 
   // The correction's preview, as the edit page shows it online (scoring.views._preview_text and
   // services.hand_edit_preview): the corrected hand, then every figure it moves, scored on this phone.
-  var REFUSAL_LABELS = { ending: "How the hand ended", by: "Who went out", knocker_deadwood: "Knocker's deadwood",
-    defender_deadwood: "Other player's deadwood", upcard: "Upcard" };
+  var REFUSAL_LABELS = { ending: gettext("How the hand ended"), by: gettext("Who went out"), knocker_deadwood: gettext("Knocker's deadwood"),
+    defender_deadwood: gettext("Other player's deadwood"), upcard: gettext("Upcard") };
   function previewCorrection(form, game, number) {
     var box = form.querySelector("#offline-preview");
     if (!current || !box) { return Promise.resolve(); }
@@ -771,7 +794,8 @@
         after = GinEngine.scoreSession(game.rules, [game.player_one, game.player_two], game.first_dealer, trial);
       } catch (error) {
         box.className = "preview refused";
-        box.appendChild(el("p", { text: (REFUSAL_LABELS[error.field] ? REFUSAL_LABELS[error.field] + ": " : "") + error.message }));
+        box.appendChild(el("p", { text: REFUSAL_LABELS[error.field]
+          ? tr(gettext("%(field)s: %(message)s"), { field: REFUSAL_LABELS[error.field], message: error.message }) : error.message }));
         return;
       }
       box.className = "preview";
@@ -785,30 +809,33 @@
         // as scoring.audit.outcome_words: "Bob undercut 27", "dead hand"
         var was = old.result === "dead" ? RESULT_WORDS.dead : outcomeWords(old, game);
         var is = now.result === "dead" ? RESULT_WORDS.dead : outcomeWords(now, game);
-        if (was !== is) { changes.push(["Hand " + (i + 1), was, is]); }
+        if (was !== is) { changes.push([tr(gettext("Hand %(number)s"), { number: i + 1 }), was, is]); }
         if (refName(old.dealer, game) !== refName(now.dealer, game)) {
-          changes.push(["Hand " + (i + 1) + " dealer", refName(old.dealer, game), refName(now.dealer, game)]);
+          changes.push([tr(gettext("Hand %(number)s dealer"), { number: i + 1 }), refName(old.dealer, game), refName(now.dealer, game)]);
         }
       });
       before.scores.forEach(function (old, g) {
         var now = after.scores[g];
         [["player_one", game.player_one], ["player_two", game.player_two]].forEach(function (pair) {
-          var label = hollywood ? pair[1].name + ", game " + now.number : pair[1].name;
+          var label = hollywood ? tr(gettext("%(name)s, game %(number)s"), { name: pair[1].name, number: now.number }) : pair[1].name;
           if (old[pair[0] + "_hand_points"] !== now[pair[0] + "_hand_points"]) {
             changes.push([label, old[pair[0] + "_hand_points"], now[pair[0] + "_hand_points"]]);
           }
           if (old[pair[0] + "_boxes"] !== now[pair[0] + "_boxes"]) {
-            changes.push([label + ", boxes", old[pair[0] + "_boxes"], now[pair[0] + "_boxes"]]);
+            changes.push([tr(gettext("%(label)s, boxes"), { label: label }), old[pair[0] + "_boxes"], now[pair[0] + "_boxes"]]);
           }
         });
       });
-      function outcome(session) { return !session.over ? "not over" : session.winner ? refName(session.winner, game) + " wins" : "level"; }
-      if (outcome(before) !== outcome(after)) { changes.push(["Game", outcome(before), outcome(after)]); }
+      function outcome(session) {
+        if (!session.over) { return gettext("not over"); }
+        return session.winner ? tr(gettext("%(name)s wins"), { name: refName(session.winner, game) }) : gettext("level");
+      }
+      if (outcome(before) !== outcome(after)) { changes.push([gettext("Game"), outcome(before), outcome(after)]); }
       if (!before.over && !after.over && refName(before.next_dealer, game) !== refName(after.next_dealer, game)) {
-        changes.push(["Deals next", refName(before.next_dealer, game), refName(after.next_dealer, game)]);
+        changes.push([gettext("Deals next"), refName(before.next_dealer, game), refName(after.next_dealer, game)]);
       }
       if (changes.length) {
-        box.appendChild(el("ul", { "class": "preview-changes", "aria-label": "What the correction changes" }, changes.map(function (c) {
+        box.appendChild(el("ul", { "class": "preview-changes", "aria-label": gettext("What the correction changes") }, changes.map(function (c) {
           return el("li", { text: c[0] + " " + c[1] + " \u2192 " + c[2] });
         })));
       }
@@ -816,13 +843,19 @@
   }
   // A hand's outcome in a sentence, as scoring.scoresheet.describe_result says it.
   function resultWords(hand, game, hollywood) {
-    if (hand.result === "dead") { return "Dead hand: nobody scores; " + refName(hand.dealer, game) + " deals again."; }
-    var winner = refName(hand.winner, game);
-    var lead = { knock: winner + " knocks and scores " + hand.points, undercut: "Undercut! " + winner + " scores " + hand.points,
-      gin: "Gin! " + winner + " scores " + hand.points, big_gin: "Big gin! " + winner + " scores " + hand.points }[hand.result];
-    var extra = hand.doubled ? " (doubled: spade upcard)" : "";
+    if (hand.result === "dead") { return tr(gettext("Dead hand: nobody scores; %(dealer)s deals again."), { dealer: refName(hand.dealer, game) }); }
+    var who = { winner: refName(hand.winner, game), points: hand.points };
+    var lead = {
+      knock: tr(gettext("%(winner)s knocks and scores %(points)s"), who),
+      undercut: tr(gettext("Undercut! %(winner)s scores %(points)s"), who),
+      gin: tr(gettext("Gin! %(winner)s scores %(points)s"), who),
+      big_gin: tr(gettext("Big gin! %(winner)s scores %(points)s"), who)
+    }[hand.result];
+    var extra = hand.doubled ? gettext(" (doubled: spade upcard)") : "";
     var games = hand.scored_in || [];
-    if (hollywood) { extra += ", in game" + (games.length > 1 ? "s" : "") + " " + games.join(" and "); }
+    if (hollywood) {
+      extra += tr(ngettext(", in game %(games)s", ", in games %(games)s", games.length), { games: games.join(gettext(" and ")) });
+    }
     return lead + extra + ".";
   }
 
@@ -949,7 +982,7 @@
       }
       if (answer.status >= 500 || answer.status === 429) { throw new Error("server busy"); }
       op.state = "refused";
-      op.problem = (answer.data && (answer.data.message || answer.data.detail)) || ("The server refused it (" + answer.status + ").");
+      op.problem = (answer.data && (answer.data.message || answer.data.detail)) || tr(gettext("The server refused it (%(status)s)."), { status: answer.status });
       return putOp(op).then(function () { return "refused"; });
     });
   }
@@ -980,13 +1013,13 @@
     return allOps().then(function (ops) {
       var op = ops.filter(function (o) { return o.seq === seq; })[0];
       if (!op || !op.theirs) { return null; }
-      if (offline()) { say("Choosing a version needs the network: the server keeps the other one in the game's history.", true); return null; }
+      if (offline()) { say(gettext("Choosing a version needs the network: the server keeps the other one in the game's history."), true); return null; }
       var request = keep === "ours"
         ? api("PUT", handUrl(op, op.theirs.id), Object.assign({ reason: KEPT_THIS_PHONES.replace("{n}", op.number) }, op.facts), op.key + "-ours")
         : api("POST", handUrl(op, op.theirs.id) + "set-aside/", op.facts, op.key + "-theirs");
       return request.then(function (answer) {
         if (answer.status >= 300) {
-          say((answer.data && answer.data.message) || "The server refused it.", true);
+          say((answer.data && answer.data.message) || gettext("The server refused it."), true);
           return null;
         }
         var chain = answer.data && answer.data.game ? putGame(answer.data.game) : Promise.resolve();
@@ -1027,8 +1060,8 @@
       note.textContent = text;
       form.insertBefore(note, form.firstChild);
     }
-    if (!one || !two) { refuse("Enter both players' names."); return; }
-    if (one.toLowerCase() === two.toLowerCase()) { refuse("Second player: a game needs two different players."); return; }
+    if (!one || !two) { refuse(gettext("Enter both players' names.")); return; }
+    if (one.toLowerCase() === two.toLowerCase()) { refuse(gettext("Second player: a game needs two different players.")); return; }
     engine().then(function (GinEngine) {
       var rules;
       try { rules = GinEngine.readRules(spec); } catch (error) { refuse(error.message); return null; }
@@ -1057,21 +1090,21 @@
         var hollywood = Boolean(rules.hollywood);
         var players = [game.player_one, game.player_two];
         var runHeads = hollywood
-          ? [1, 2, 3].map(function (n) { return el("th", { scope: "col", "class": "num run g" + n }, ["G" + n, el("span", { "class": "vh", text: " (game " + n + ")" })]); })
+          ? [1, 2, 3].map(function (n) { return el("th", { scope: "col", "class": "num run g" + n }, [tr(gettext("G%(number)s"), { number: n }), el("span", { "class": "vh", text: tr(gettext(" (game %(number)s)"), { number: n }) })]); })
           : players.map(function (p) { return el("th", { scope: "col", "class": "num run", text: p.name }); });
         var sheet = el("div", { id: "sheet", "class": "sheet" + (hollywood ? " hollywood" : ""), "data-local-game": gameId }, [
           el("div", { "class": "sheet-head" }, [
-            el("h1", {}, [game.player_one.name + " ", el("span", { "class": "v", text: "v" }), " " + game.player_two.name]),
+            el("h1", {}, [game.player_one.name + " ", el("span", { "class": "v", text: gettext("v") }), " " + game.player_two.name]),
             el("p", { "class": "rules-line", text: rulesLine(rules, GinEngine) }),
-            el("p", { "class": "help", text: "Started on this phone without a network: sent when the network is back." })]),
+            el("p", { "class": "help", text: gettext("Started on this phone without a network: sent when the network is back.") })]),
           el("p", { "class": "dealer", role: "status" }),
           el("div", { "class": "boards" }),
           localRecordForm(game, rules),
-          el("h2", { "class": "hands-title", text: "Hands" }),
-          el("div", { "class": "table-scroll", tabindex: "0", role: "region", "aria-label": "Hands played" }, [el("table", { "class": "hands" }, [
-            el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: "Hand" }), el("th", { scope: "col", text: "What happened" }),
-              el("th", { scope: "col", "class": "num", text: "Pts" })].concat(runHeads,
-              [el("th", { scope: "col", "class": "fix" }, [el("span", { "class": "vh", text: "Correct" })])]))]),
+          el("h2", { "class": "hands-title", text: gettext("Hands") }),
+          el("div", { "class": "table-scroll", tabindex: "0", role: "region", "aria-label": gettext("Hands played") }, [el("table", { "class": "hands" }, [
+            el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: gettext("Hand") }), el("th", { scope: "col", text: gettext("What happened") }),
+              el("th", { scope: "col", "class": "num", text: gettext("Pts") })].concat(runHeads,
+              [el("th", { scope: "col", "class": "fix" }, [el("span", { "class": "vh", text: gettext("Correct") })])]))]),
             el("tbody")])])
         ]);
         main.textContent = "";
@@ -1093,12 +1126,12 @@
       var value = rules[name];
       var text;
       if (words.choices[name]) { text = words.choices[name][value]; }
-      else if (typeof value === "boolean") { text = value ? "yes" : "no"; }
-      else if (value === null) { text = name === "big_gin_bonus" ? "not allowed" : "off"; }
-      else if (name === "knock_limit" && rules.oklahoma) { text = "the upcard's value"; }
-      else if (name === "knock_limit" && value === 0) { text = "no knocking (gin only)"; }
+      else if (typeof value === "boolean") { text = value ? gettext("yes") : gettext("no"); }
+      else if (value === null) { text = name === "big_gin_bonus" ? gettext("not allowed") : gettext("off"); }
+      else if (name === "knock_limit" && rules.oklahoma) { text = gettext("the upcard's value"); }
+      else if (name === "knock_limit" && value === 0) { text = gettext("no knocking (gin only)"); }
       else { text = String(value); }
-      parts.push(words.fields[name] + ": " + text);
+      parts.push(tr(gettext("%(rule)s: %(value)s"), { rule: words.fields[name], value: text }));
     });
     return parts.join(" · ");
   }
@@ -1123,19 +1156,19 @@
     endings.push("gin");
     if (rules.big_gin_bonus !== null) { endings.push("big_gin"); }
     endings.push("dead");
-    var upcard = rules.oklahoma ? el("fieldset", { "class": "upcard" }, [el("legend", { text: "Upcard" }),
-      picks("upcard_rank", "ranks", "Rank", ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"].map(function (r) { return [r, r]; })),
-      picks("upcard_suit", "suits", "Suit", [["S", "\u2660 S"], ["H", "\u2665 H"], ["D", "\u2666 D"], ["C", "\u2663 C"]])]) : null;
+    var upcard = rules.oklahoma ? el("fieldset", { "class": "upcard" }, [el("legend", { text: gettext("Upcard") }),
+      picks("upcard_rank", "ranks", gettext("Rank"), ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"].map(function (r) { return [r, r]; })),
+      picks("upcard_suit", "suits", gettext("Suit"), [["S", "\u2660 S"], ["H", "\u2665 H"], ["D", "\u2666 D"], ["C", "\u2663 C"]])]) : null;
     return el("form", { id: "record", "class": "record", method: "post", action: "" }, [
-      el("h2", { text: "Hand 1" }),
+      el("h2", { text: tr(gettext("Hand %(number)s"), { number: 1 }) }),
       el("div", { "class": "record-fields" }, [
-        picks("ending", "endings", "How the hand ended", endings.map(function (e) { return [e, ENDING_WORDS[e]]; })),
-        picks("by", "who", "Who went out", [[game.player_one.id, game.player_one.name], [game.player_two.id, game.player_two.name]]),
+        picks("ending", "endings", gettext("How the hand ended"), endings.map(function (e) { return [e, ENDING_WORDS[e]]; })),
+        picks("by", "who", gettext("Who went out"), [[game.player_one.id, game.player_one.name], [game.player_two.id, game.player_two.name]]),
         upcard,
         el("div", { id: "worked", "class": "worked" }, [el("div", { "class": "deadwood" }, [
-          box("knocker_deadwood", "knocker", "Knocker's deadwood"), box("defender_deadwood", "defender", "Other player's deadwood")])])
+          box("knocker_deadwood", "knocker", gettext("Knocker's deadwood")), box("defender_deadwood", "defender", gettext("Other player's deadwood"))])])
       ]),
-      el("div", { "class": "buttons" }, [el("button", { type: "submit", name: "action", value: "save", "class": "primary", text: "Save hand" })])
+      el("div", { "class": "buttons" }, [el("button", { type: "submit", name: "action", value: "save", "class": "primary", text: gettext("Save hand") })])
     ]);
   }
 
@@ -1148,15 +1181,15 @@
       var waiting = ops.length - conflicts;
       var text;
       var state;
-      if (conflicts) { state = "conflict"; text = conflicts + " to check"; }
-      else if (offline()) { state = "offline"; text = waiting ? "Offline · " + waiting + " waiting" : "Offline"; }
-      else if (waiting) { state = "waiting"; text = waiting + " waiting"; }
-      else { state = "online"; text = "Online"; }
+      if (conflicts) { state = "conflict"; text = tr(gettext("%(count)s to check"), { count: conflicts }); }
+      else if (offline()) { state = "offline"; text = waiting ? tr(gettext("Offline · %(count)s waiting"), { count: waiting }) : gettext("Offline"); }
+      else if (waiting) { state = "waiting"; text = tr(gettext("%(count)s waiting"), { count: waiting }); }
+      else { state = "online"; text = gettext("Online"); }
       node.className = "net-badge is-" + state;
       node.textContent = text;
       node.setAttribute("data-state", state);
       node.setAttribute("data-waiting", String(waiting));
-      node.setAttribute("aria-label", "Network: " + text + " (what is waiting)");
+      node.setAttribute("aria-label", tr(gettext("Network: %(state)s (what is waiting)"), { state: text }));
       node.hidden = false;
       pendingNote(ops);
     }).catch(function () { node.hidden = true; });
@@ -1178,12 +1211,15 @@
       head.parentNode.insertBefore(note, head.nextSibling);
     }
     var total = waiting.length;
-    var where = here === total ? "" : " (" + (here ? here : "none") + " to this game)";
+    var where = here === total ? "" : here ? tr(gettext(" (%(count)s to this game)"), { count: here }) : gettext(" (none to this game)");
     var blockedBy = waiting.map(signInNeeded).filter(Boolean);
     note.hidden = total === 0;
     note.textContent = !total ? "" : blockedBy.length ?
-      signInWords(blockedBy[0], blockedBy.length) + ": scored on this phone, sent once " + blockedBy[0] + " is signed in." :
-      total + " change" + (total === 1 ? "" : "s") + " not yet sent" + where + ": scored on this phone, sent when the network is back.";
+      tr(gettext("%(sign_in)s: scored on this phone, sent once %(user)s is signed in."),
+        { sign_in: signInWords(blockedBy[0], blockedBy.length), user: blockedBy[0] }) :
+      tr(ngettext("%(count)s change not yet sent%(where)s: scored on this phone, sent when the network is back.",
+        "%(count)s changes not yet sent%(where)s: scored on this phone, sent when the network is back.", total),
+        { count: total, where: where });
   }
 
   function drawWaiting() {
@@ -1192,7 +1228,7 @@
     return allOps().then(function (ops) {
       list.textContent = "";
       if (!ops.length) {
-        list.appendChild(el("p", { "class": "waiting-empty", text: "Nothing is waiting: everything scored on this phone has reached the server." }));
+        list.appendChild(el("p", { "class": "waiting-empty", text: gettext("Nothing is waiting: everything scored on this phone has reached the server.") }));
         return;
       }
       var byGame = {};
@@ -1204,15 +1240,16 @@
       return Promise.all(order.map(getGame)).then(function (games) {
         order.forEach(function (gameId, i) {
           var game = games[i] && games[i].game;
-          var title = game ? game.player_one.name + " v " + game.player_two.name : "Game " + gameId;
+          var title = game ? tr(gettext("%(one)s v %(two)s"), { one: game.player_one.name, two: game.player_two.name })
+            : tr(gettext("Game %(number)s"), { number: gameId });
           var items = byGame[gameId].map(function (op) {
-            var what = op.op === "create" ? "New game: " + op.facts.player_one + " v " + op.facts.player_two :
-              op.op === "add" ? "Hand " + op.number + ": " + (game ? factWords(op.facts, game) : op.facts.ending)
-              : op.op === "edit" ? "Correction of hand " + op.number + ": " + (game ? factWords(op.facts, game) : "")
-              : "Undo hand " + op.number;
+            var what = op.op === "create" ? tr(gettext("New game: %(one)s v %(two)s"), { one: op.facts.player_one, two: op.facts.player_two }) :
+              op.op === "add" ? tr(gettext("Hand %(number)s: %(facts)s"), { number: op.number, facts: game ? factWords(op.facts, game) : op.facts.ending })
+              : op.op === "edit" ? tr(gettext("Correction of hand %(number)s: %(facts)s"), { number: op.number, facts: game ? factWords(op.facts, game) : "" })
+              : tr(gettext("Undo hand %(number)s"), { number: op.number });
             var signIn = signInNeeded(op);
-            var state = signIn ? signInWords(signIn, 1) : op.state === "waiting" ? "not yet sent" :
-              op.state === "conflict" ? "two versions: choose on the sheet" : "refused: " + (op.problem || "");
+            var state = signIn ? signInWords(signIn, 1) : op.state === "waiting" ? gettext("not yet sent") :
+              op.state === "conflict" ? gettext("two versions: choose on the sheet") : tr(gettext("refused: %(problem)s"), { problem: op.problem || "" });
             return el("li", {}, [what + " ", el("span", { "class": "unsent-mark", text: state })]);
           });
           list.appendChild(el("section", { "class": "waiting-game" }, [
@@ -1233,7 +1270,7 @@
     section.querySelector("[data-address]").textContent = location.pathname + location.search;
     var title = document.getElementById("waiting-title");
     if (title) { title.replaceWith(el("h2", { id: "waiting-title", text: title.textContent })); }
-    document.title = "Not kept for offline use · GinLeague";
+    document.title = tr(gettext("Not kept for offline use · %(site)s"), { site: "GinLeague" });
     return tx("games", "readonly", function (store) { return store.getAll(); }).then(function (rows) {
       var kept = (rows || []).filter(function (row) { return row.game && !row.movedTo; })
         .sort(function (a, b) { return (b.seen || 0) - (a.seen || 0); });
@@ -1241,7 +1278,7 @@
       kept.forEach(function (row) {
         var game = row.game;
         var href = isLocal(game.id) ? CONF.waiting + "#" + game.id : "/games/" + game.id + "/";
-        list.appendChild(el("li", {}, [el("a", { href: href, text: game.player_one.name + " v " + game.player_two.name })]));
+        list.appendChild(el("li", {}, [el("a", { href: href, text: tr(gettext("%(one)s v %(two)s"), { one: game.player_one.name, two: game.player_two.name }) })]));
       });
       section.querySelector(".kept-none").hidden = kept.length > 0;
     });

@@ -57,7 +57,7 @@
       entry.querySelectorAll(".card-grid").forEach(function (grid) {
         var count = grid.querySelectorAll("input[type=checkbox]:checked").length;
         var label = grid.querySelector("[data-count]");
-        if (label) { label.textContent = count + " picked"; }
+        if (label) { label.textContent = interpolate(ngettext("%s picked", "%s picked", count), [count]); }
       });
     });
   }
@@ -184,7 +184,7 @@
     var radio = input.form.querySelector("input[name=first_dealer][value=" + (second ? "two" : "one") + "]");
     var label = radio && radio.parentElement.querySelector("span");
     if (label) {
-      label.textContent = input.value.trim().replace(/\s+/g, " ") || (second ? "The second player" : "The first player");
+      label.textContent = input.value.trim().replace(/\s+/g, " ") || (second ? gettext("The second player") : gettext("The first player"));
     }
   });
 })();
@@ -234,15 +234,16 @@
   function saved() {
     stop();
     pause = 1000;
-    say(document.querySelector("#sheet .notice") ? "Saved" : "", "saved");  // no notice: the form came back refused
+    say(document.querySelector("#sheet .notice") ? gettext("Saved") : "", "saved");  // no notice: the form came back refused
   }
   function failed(status) {
     stop();
-    say("Could not save: the server answered " + status + ". Reload the page and check the sheet.", "failed");
+    say(interpolate(gettext("Could not save: the server answered %(status)s. Reload the page and check the sheet."),
+      { status: status }, true), "failed");
   }
   function willRetry() {
     if (!pending) { return; }
-    say("No connection: will retry", "offline");
+    say(gettext("No connection: will retry"), "offline");
     clearTimeout(pending.timer);
     pending.timer = setTimeout(sendAgain, pause);
     pause = Math.min(pause * 2, 15000);
@@ -264,7 +265,7 @@
     clearTimeout(save.timer);
     if (!document.body.contains(save.form)) { stop(); return; }  // the sheet was redrawn meanwhile
     if (navigator.onLine === false) { handOver(); return; }
-    say("Saving\u2026", "saving");
+    say(gettext("Saving\u2026"), "saving");
     var controller = window.AbortController ? new AbortController() : null;
     var clock = controller ? setTimeout(function () { controller.abort(); }, WAIT) : null;
     save.controller = controller;
@@ -307,7 +308,7 @@
     var headers = {};
     Object.keys(config.headers || {}).forEach(function (name) { headers[name] = config.headers[name]; });
     pending = { form: config.elt, config: config, url: config.path, body: body, headers: headers, timer: null, controller: null };
-    say("Saving\u2026", "saving");
+    say(gettext("Saving\u2026"), "saving");
   });
   function ofPending(event) { return pending && event.detail && event.detail.requestConfig === pending.config; }
   ["htmx:sendError", "htmx:timeout"].forEach(function (name) {

@@ -118,18 +118,19 @@
     notice.textContent = "";
     var text = document.createElement("p");
     text.textContent = next
-      ? "Hand " + typedFor + " was recorded on another phone meanwhile."
-      : "Hand " + typedFor + " was recorded on another phone meanwhile, and the game is over.";
+      ? interpolate(gettext("Hand %(number)s was recorded on another phone meanwhile."), { number: typedFor }, true)
+      : interpolate(gettext("Hand %(number)s was recorded on another phone meanwhile, and the game is over."),
+        { number: typedFor }, true);
     notice.appendChild(text);
     if (next) {
       var take = document.createElement("button");
       take.type = "button";
       take.className = "secondary take-next";
-      take.textContent = "Record this as hand " + next;
+      take.textContent = interpolate(gettext("Record this as hand %(number)s"), { number: next }, true);
       take.addEventListener("click", function () {
         form.querySelector("input[name=expected_number]").value = next;
         var heading = form.querySelector("h2");
-        if (heading) { heading.textContent = "Hand " + next; }
+        if (heading) { heading.textContent = interpolate(gettext("Hand %(number)s"), { number: next }, true); }
         notice.remove();
       });
       notice.appendChild(take);
@@ -137,7 +138,7 @@
     var drop = document.createElement("button");
     drop.type = "button";
     drop.className = "link drop-typed";
-    drop.textContent = "Discard what I typed";
+    drop.textContent = gettext("Discard what I typed");
     drop.addEventListener("click", function () {
       form.removeAttribute("data-typed");
       refresh(parts().filter(function (part) { return part.element.id === "sheet"; }));
@@ -220,13 +221,13 @@
         // Only parts still on the page as they were when asked for: one replaced meanwhile (the answer to
         // a save on this phone) is as new as this answer or newer, and stays.
         parts().forEach(function (part) { if (asked.indexOf(part.element) >= 0) put(part, html); });
-        setStatus("Live · updated " + new Date().toLocaleTimeString(), true);
+        setStatus(interpolate(gettext("Live · updated %(time)s"), { time: new Date().toLocaleTimeString() }, true), true);
       })
       .catch(function () {
         // Try again while the stream is up; once it is down (the server stopped or restarts), its next
         // "ready" brings every part up to date instead.
         if (source && source.readyState === EventSource.OPEN) {
-          setStatus("Could not update: retrying", false);
+          setStatus(gettext("Could not update: retrying"), false);
           later(group);
         }
       })
@@ -245,7 +246,7 @@
   }
 
   function onReady(event) {
-    setStatus("Live", true);
+    setStatus(gettext("Live"), true);
     var versions;
     if (wall) {
       versions = { change: event.data };
@@ -272,7 +273,7 @@
     source = null;
     if (navigator.onLine === false) {
       // No network: the page is this phone's copy (static/js/offline.js); follow again once it is back.
-      setStatus("Offline", false);
+      setStatus(gettext("Offline"), false);
       return;
     }
     var stream = source = new EventSource(eventsUrl);
@@ -285,19 +286,19 @@
     });
     stream.addEventListener("unlive", function () {
       stream.close(); // a server that cannot hold streams (WSGI): the page stays a plain page
-      setStatus("Not live: reload for the latest", false);
+      setStatus(gettext("Not live: reload for the latest"), false);
     });
     stream.addEventListener("closing", function () {
       // The server is shutting down: come back to its successor a little later, not all pages at once.
       stream.close();
-      setStatus("Reconnecting…", false);
+      setStatus(gettext("Reconnecting…"), false);
       retryTimer = window.setTimeout(connect, 10000 + Math.random() * 10000);
     });
     stream.addEventListener("bye", function () {
       connect(); // the server ends each stream after a few minutes: open the next one at once
     });
     stream.addEventListener("error", function () {
-      setStatus("Reconnecting…", false);
+      setStatus(gettext("Reconnecting…"), false);
       if (stream === source && stream.readyState === EventSource.CLOSED && navigator.onLine !== false) {
         // The browser gave up (e.g. the server answered an error): try again ourselves.
         retryTimer = window.setTimeout(connect, 3000);
@@ -325,7 +326,11 @@
       var left = Math.max(0, Math.round((deadline - (Date.now() + clock._offset)) / 1000));
       var out = clock.querySelector(".clock-left");
       // The separator is written here: without JavaScript the line ends at the time.
-      if (out) { out.textContent = " · " + (left ? Math.floor(left / 60) + ":" + two(left % 60) + " left" : "time is up"); }
+      if (out) {
+        out.textContent = " · " + (left
+          ? interpolate(gettext("%(time)s left"), { time: Math.floor(left / 60) + ":" + two(left % 60) }, true)
+          : gettext("time is up"));
+      }
     });
   }
   if (document.querySelector(".round-clock[data-deadline]")) {
