@@ -80,6 +80,10 @@ class RuleSet:
         """Every rule in plain words, e.g. ("Undercut bonus", "25")."""
         return [(_(FIELD_LABELS[name]), _describe_value(self, name)) for name in FIELD_LABELS]
 
+    def value_words(self, name: str) -> str:
+        """Rule ``name``'s value in plain words, in the active language, e.g. "loser of the hand"."""
+        return _describe_value(self, name)
+
     def describe_overrides(self) -> list[tuple[str, str]]:
         return [(_(FIELD_LABELS[name]), _describe_value(self, name)) for name in self.overrides() if name != "preset"]
 
