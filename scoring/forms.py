@@ -27,6 +27,7 @@ from scoring.engine.rules import (
     SHUTOUT_MODES,
     RuleError,
     RuleSet,
+    field_label,
     resolve_rules,
 )
 
@@ -77,12 +78,11 @@ def labelled(label: str, message: str) -> str:
 
 
 def _choice_words(name: str, value: str) -> str:
-    described = dict(replace(PRESETS["standard"], **{name: value}).describe())
-    return described[FIELD_LABELS[name]]
+    return replace(PRESETS["standard"], **{name: value}).value_words(name)
 
 
 def _rule_field(name: str) -> forms.Field:
-    label = FIELD_LABELS[name]
+    label = gettext_lazy(FIELD_LABELS[name])  # marked in the engine (gettext_noop), read in the reader's language
     kind = _RULE_TYPES[name]
     if name in CHOICE_RULES:
         choices = [("", _("as the preset"))] + [(value, _choice_words(name, value)) for value in CHOICE_RULES[name]]
@@ -121,7 +121,11 @@ class NewGameForm(forms.Form):
         initial="one",
         widget=forms.RadioSelect,
     )
-    preset = forms.ChoiceField(label=gettext_lazy("Rules"), choices=list(PRESET_LABELS.items()), initial="standard")
+    preset = forms.ChoiceField(
+        label=gettext_lazy("Rules"),
+        choices=[(key, gettext_lazy(label)) for key, label in PRESET_LABELS.items()],
+        initial="standard",
+    )
     hollywood = forms.BooleanField(
         label=gettext_lazy("Hollywood (three games at once)"),
         required=False,
@@ -161,14 +165,14 @@ class NewGameForm(forms.Form):
             try:
                 spec[name] = parse_value(name, raw)  # the one override parser (season form, API and import too)
             except RuleError as error:
-                self.add_error(f"rule_{name}", labelled(FIELD_LABELS[name], error.message))
+                self.add_error(f"rule_{name}", labelled(field_label(name), error.message))
         if cleaned.get("hollywood") and spec["preset"] != "hollywood":
             spec["hollywood"] = True
         try:
             cleaned["rules"] = resolve_rules(spec)
         except RuleError as error:
             target = f"rule_{error.field}" if f"rule_{error.field}" in self.fields else "preset"
-            label = FIELD_LABELS.get(error.field, _("Rules"))
+            label = field_label(error.field) if error.field in FIELD_LABELS else _("Rules")
             self.add_error(target, labelled(label, error.message))
         return cleaned
 

@@ -28,7 +28,7 @@ from scoring import idempotency, services
 from scoring.audit import game_audit_trail, outcome_words
 from scoring.changes import game_version
 from scoring.engine.card_facts import Worked, knock_limit_for, work_out
-from scoring.engine.rules import PRESET_LABELS
+from scoring.engine.rules import preset_label
 from scoring.engine.score import dealer_after
 from scoring.forms import (
     CARD_ACTIONS,
@@ -171,7 +171,7 @@ def sheet_context(
     return {
         "game": game,
         "rules": rules,
-        "preset_label": PRESET_LABELS.get(rules.preset, rules.preset),
+        "preset_label": preset_label(rules.preset),
         "overrides": rules.describe_overrides(),
         "all_rules": rules.describe(),
         "hand_words": hand_row_words_json(),
@@ -759,7 +759,7 @@ def _rules_summary(rules) -> dict:
     as the sheet's rules line says them, then the whole list."""
     return {
         "checked_rules": rules.describe() if rules else None,
-        "checked_preset": PRESET_LABELS.get(rules.preset) if rules else "",
+        "checked_preset": preset_label(rules.preset) if rules else "",
         "checked_overrides": rules.describe_overrides() if rules else [],
     }
 
@@ -773,7 +773,7 @@ def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
             {
                 "game": game,
                 "overrides": game.rule_set.describe_overrides(),
-                "preset_label": PRESET_LABELS.get(game.preset, game.preset),
+                "preset_label": preset_label(game.preset),
             }
             for game in recent
         ],

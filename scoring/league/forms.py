@@ -73,11 +73,15 @@ _best_of_lazy = lazy(_best_of, str)
 class RankingForm(forms.Form):
     ranking_1 = forms.ChoiceField(choices=RANKING_CHOICES, initial=DEFAULT_RANKING[0], label=gettext_lazy("Rank by"))
     ranking_2 = forms.ChoiceField(
-        choices=[("", gettext_lazy("(nothing)")), *RANKING_CHOICES], required=False, initial=DEFAULT_RANKING[1],
+        choices=[("", gettext_lazy("(nothing)")), *RANKING_CHOICES],
+        required=False,
+        initial=DEFAULT_RANKING[1],
         label=gettext_lazy("Then by"),
     )
     ranking_3 = forms.ChoiceField(
-        choices=[("", gettext_lazy("(nothing)")), *RANKING_CHOICES], required=False, initial=DEFAULT_RANKING[2],
+        choices=[("", gettext_lazy("(nothing)")), *RANKING_CHOICES],
+        required=False,
+        initial=DEFAULT_RANKING[2],
         label=gettext_lazy("Then by"),
     )
 
@@ -88,7 +92,11 @@ class RankingForm(forms.Form):
 class SeasonForm(RankingForm):
     name = forms.CharField(max_length=100, label=gettext_lazy("Season name"))
     format = forms.ChoiceField(choices=SeasonFormat.choices, initial=SeasonFormat.SINGLE, label=gettext_lazy("Format"))
-    preset = forms.ChoiceField(choices=list(PRESET_LABELS.items()), initial="standard", label=gettext_lazy("Rules"))
+    preset = forms.ChoiceField(
+        choices=[(key, gettext_lazy(label)) for key, label in PRESET_LABELS.items()],
+        initial="standard",
+        label=gettext_lazy("Rules"),
+    )
     overrides = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -160,8 +168,19 @@ class SeasonForm(RankingForm):
         help_text=gettext_lazy("A Swiss night: what a win (and a bye) is worth in its standings."),
     )
     field_order = [
-        "name", "format", "preset", "overrides", "starts_on", "ends_on", "players",
-        "best_of", "playoff_size", "seeded_from", "swiss_rounds", "round_minutes", "points_per_win",
+        "name",
+        "format",
+        "preset",
+        "overrides",
+        "starts_on",
+        "ends_on",
+        "players",
+        "best_of",
+        "playoff_size",
+        "seeded_from",
+        "swiss_rounds",
+        "round_minutes",
+        "points_per_win",
     ]
 
     def __init__(self, *args, members=None, closed_seasons=None, **kwargs):
@@ -203,7 +222,9 @@ class OpenGameForm(forms.Form):
 class DueForm(forms.Form):
     round = forms.IntegerField(min_value=1, label=gettext_lazy("Round"))
     due_on = forms.DateField(
-        required=False, label=gettext_lazy("Due on"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        required=False,
+        label=gettext_lazy("Due on"),
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         help_text=gettext_lazy("Leave empty for no due date."),
     )
 
