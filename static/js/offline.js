@@ -152,7 +152,7 @@
       return response.text().then(function (text) {
         var data = null;
         try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
-        return { status: response.status, data: data };
+        return { status: response.status, data: data, signIn: response.headers.get("X-Sign-In") === "required" };
       });
     }, function (error) { netDown = true; throw error; });
   }
@@ -973,7 +973,7 @@
         return chain.then(function () { return dropOp(op.seq); }).then(function () { return "sent"; });
       }
       if (answer.status === 409 && op.op === "add") { return conflict(op); }
-      if (answer.status === 401 || (answer.status === 403 && answer.data && /^Sign in/.test(answer.data.message || ""))) {
+      if (answer.status === 401 || answer.signIn) {
         // Nobody is signed in any more (the session ended): it waits for its account, it is not refused.
         sessionEnded = true;
         if (op.user) { return "sign in"; }
