@@ -63,7 +63,9 @@ _CODE_WORDS = {
 
 def refusal_text(label: str, message: str) -> str:
     """An engine/service refusal in plain words, led by the field's label."""
-    text = re.sub(r"^hand \d+: ", "", message)
+    # The engine leads with the hand ("hand 3: ...", in the reader's language: "Spiel 3: ", "donne 3 : "),
+    # which the form's place already says.
+    text = re.sub(r"^[^\W\d_]+ \d+\s?: ", "", message)
     text = re.sub(r"^(knocker_deadwood|defender_deadwood) (?=\d)", "", text)  # the label already names it
     for code, words in _CODE_WORDS.items():
         text = text.replace(code, str(words))
