@@ -310,7 +310,7 @@ def _settle(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame) -> 
     for player in (winner, loser):
         if game.boxes[player] and rules.box_bonus:
             amount = game.boxes[player] * rules.box_bonus
-            label = _("Boxes: %(count)s \u00d7 %(bonus)s") % {"count": game.boxes[player], "bonus": rules.box_bonus}
+            label = _("Boxes: %(count)s × %(bonus)s") % {"count": game.boxes[player], "bonus": rules.box_bonus}
             lines.append(BonusLine(label, player, amount))
             score[player] += amount
     game_bonus = rules.timed_game_bonus if game.by_time else rules.game_bonus
