@@ -148,6 +148,8 @@ MIDDLEWARE = [
     "ginleague.csrf.keep_the_newest_csrf_cookie",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in account's chosen language wins over the cookie and the browser's (players/languages.py).
+    "players.languages.account_language",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",

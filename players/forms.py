@@ -1,6 +1,7 @@
 """Account forms: sign-up (the first owner too), the owner's site settings and the account's e-mail settings."""
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy
 
@@ -54,3 +55,14 @@ class EmailSettingsForm(forms.Form):
         ),
         required=False,
     )
+
+
+def language_choices() -> list[tuple[str, str]]:
+    """Each shipped language in its own name, after "as the browser says" (the value "")."""
+    return [("", gettext_lazy("As the browser says")), *settings.LANGUAGES]
+
+
+class LanguageForm(forms.Form):
+    """The language of the pages (and, for an account, its e-mail): the footer's and the account page's."""
+
+    language = forms.ChoiceField(label=gettext_lazy("Language"), choices=language_choices, required=False)

@@ -135,3 +135,14 @@ class NotificationPreference(models.Model):
 
     def __str__(self) -> str:
         return f"E-mail {'on' if self.email else 'off'} for {self.user}"
+
+
+class LanguageChoice(models.Model):
+    """The language an account chose for its pages and e-mail, on every device (blank or no row: the browser's)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="language_choice")
+    # A code of settings.LANGUAGES; not choices here, so a language added later needs no migration.
+    language = models.CharField(max_length=10, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.language or 'browser'} for {self.user}"

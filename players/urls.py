@@ -10,5 +10,6 @@ urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("settings/", views.site_settings, name="site_settings"),
     path("account/", views.account, name="account"),
+    path("language/", views.language_choose, name="language_choose"),
     path("players/", views.player_list, name="player_list"),
 ]

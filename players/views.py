@@ -1,5 +1,6 @@
-"""Accounts (first run, sign in/up, owner settings) and players' pages."""
+"""Accounts (first run, sign in/up, owner settings, language) and players' pages."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
@@ -11,9 +12,10 @@ from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
-from players.forms import EmailSettingsForm, SignUpForm, SiteSettingsForm
+from players.forms import EmailSettingsForm, LanguageForm, SignUpForm, SiteSettingsForm
+from players.languages import account_language_set, language_of
 from players.mail import wants_email
 from players.models import Invitation, Player, SiteSettings
 from players.services import account_email_set
@@ -168,5 +170,41 @@ def account(request):
         "token": token_for(user=request.user),
         "player": Player.objects.filter(user=request.user).first(),
         "email_form": email_form,
+        "language_form": LanguageForm(initial={"language": language_of(request.user)}),
     }
     return render(request, "players/account.html", context, status=status)
+
+
+@require_POST
+def language_choose(request):
+    """The footer's (and the account page's) language switch: back to the page it was on, in that language.
+
+    Everyone gets Django's language cookie (the browser's own language when "as the browser says");
+    a signed-in account also keeps the choice, for its other devices and its e-mail.
+    """
+    form = LanguageForm(request.POST)
+    response = redirect(safe_next(request) or reverse("home"))
+    if not form.is_valid():
+        return response
+    language = form.cleaned_data["language"]
+    if language:
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            path=settings.LANGUAGE_COOKIE_PATH,
+            domain=settings.LANGUAGE_COOKIE_DOMAIN,
+            secure=settings.LANGUAGE_COOKIE_SECURE,
+            httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )
+    else:
+        response.delete_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            path=settings.LANGUAGE_COOKIE_PATH,
+            domain=settings.LANGUAGE_COOKIE_DOMAIN,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )
+    if request.user.is_authenticated:
+        account_language_set(user=request.user, language=language, session=request.session)
+    return response
