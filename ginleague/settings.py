@@ -255,6 +255,8 @@ LANGUAGES = [
     ("pt-br", "Português (Brasil)"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# English keeps the site's look ("5 Mar 2026, 19:30"); the other languages use Django's formats.
+FORMAT_MODULE_PATH = ["ginleague.formats"]
 TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True

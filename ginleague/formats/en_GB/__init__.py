@@ -1,0 +1,1 @@
+"""British English formats: the site's look from before it was translated."""
