@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from ginleague.i18n import javascript_catalog
 from scoring.league import streams
 
 urlpatterns = [
@@ -8,6 +9,7 @@ urlpatterns = [
     path("api/", include("scoring.api.urls")),
     path("clubs/", include("scoring.league.urls")),
     path("live/", streams.live_events, name="live_events"),
+    path("jsi18n/<str:language>/", javascript_catalog, name="javascript_catalog"),
     path("", include("scoring.stats.urls")),
     path("", include("players.urls")),
     path("", include("scoring.urls")),

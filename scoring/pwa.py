@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from ginleague.i18n import catalog_url
 from scoring.engine.rules import rule_words
 from scoring.scoresheet import hand_row_words_json
 
@@ -28,6 +29,7 @@ SHELL_STATIC = [
     "css/league.css",
     "css/print.css",
     "css/offline.css",
+    "js/i18n-fallback.js",
     "js/site.js",
     "js/wall.js",
     "js/offline.js",
@@ -97,7 +99,8 @@ def service_worker(request):
     """The service worker, from the site root so that its scope is every page.
 
     Its cache name carries a hash of its own source, the shell's URLs and their files' times,
-    so a new release replaces the old cache. ``hashed``: the static files have hashed names (collected,
+    so a new release replaces the old cache. The shell includes the JavaScript catalog of the language
+    this request is answered in (ginleague/i18n.py). ``hashed``: the static files have hashed names (collected,
     `make run` and production), so the copies the page has just downloaded are the right ones and the
     worker keeps those instead of downloading the shell a second time.
     """
@@ -105,6 +108,10 @@ def service_worker(request):
     source = _worker_source()
     version = hashlib.sha256((source + "\n".join(shell) + _shell_stamps()).encode()).hexdigest()[:12]
     hashed = isinstance(staticfiles_storage, ManifestFilesMixin)
+    # The script strings of the language this browser gets (its account's, its footer's or its own), kept
+    # with the shell so that offline pages speak it. Not in the version: switching language keeps the cache
+    # (the worker is still replaced, its text having changed, and keeps the new language's catalog too).
+    shell = [*shell, catalog_url()]
     config = json.dumps({"version": version, "shell": shell, "offline": reverse("offline_waiting"), "hashed": hashed})
     response = HttpResponse(f"self.GINLEAGUE = {config};\n{source}", content_type="text/javascript; charset=utf-8")
     response["Cache-Control"] = "no-cache, no-store, must-revalidate"

@@ -7,6 +7,8 @@
  * - Pages are network first: each page seen online is kept (the scoresheet of every game opened
  *   on this phone), and served from the cache when the network is down.
  * - A game's API answer (GET /api/games/<id>/) is kept the same way: the offline scorer needs its facts.
+ * - The JavaScript catalog (/jsi18n/<language>/?v=..., the script strings in the page's language) too: the
+ *   chosen language's is in the shell, and each one a page loads is kept, so offline pages keep their language.
  * - Static files come from the cache at once and are refreshed behind it (stale-while-revalidate).
  * Writes (POST, PUT, PATCH, DELETE) are never touched: offline.js queues them.
  */
@@ -38,6 +40,7 @@
 
   function isStatic(url) { return url.pathname.indexOf("/static/") === 0; }
   function isGameApi(url) { return /^\/api\/games\/\d+\/$/.test(url.pathname); }
+  function isCatalog(url) { return url.pathname.indexOf("/jsi18n/") === 0; }
   function isKeptPage(request, url) {
     if (request.mode !== "navigate") { return false; }
     // Not the sign-in, admin or export pages: they are no use offline.
@@ -96,6 +99,7 @@
     if (url.origin !== self.location.origin) { return; }
     if (isStatic(url)) { event.respondWith(staleWhileRevalidate(event)); return; }
     if (isGameApi(url)) { event.respondWith(networkFirst(request, url.origin + url.pathname)); return; }
+    if (isCatalog(url)) { event.respondWith(networkFirst(request, url.href)); return; }
     if (isKeptPage(request, url)) {
       // htmx requests are fragments: never stand in for a whole page.
       if (request.headers.get("HX-Request")) { return; }
