@@ -6,6 +6,11 @@ daily reminders) to SITE_URL. Every e-mail the app sends goes through ``send_aft
 caller's transaction commits (never if it rolls back), sends one message per
 address (nobody sees another's address), and logs a failure instead of raising,
 so a mail server that is down never breaks or undoes a write.
+
+Each message is written in its recipient's language: the language their account chose (players.languages),
+else English (settings.LANGUAGE_CODE), never the language of whoever caused it. The body's template is
+rendered under that language; so is the subject when it is lazy (``gettext_lazy``, ``format_lazy``) or a
+callable, while a plain str is sent as it is.
 """
 
 from __future__ import annotations
@@ -13,12 +18,15 @@ from __future__ import annotations
 import contextvars
 import logging
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMessage, mailers
 from django.db import transaction
 from django.template.loader import render_to_string
+from django.utils import translation
 
+from players.languages import languages_of_addresses
 from players.models import NotificationPreference
 
 logger = logging.getLogger(__name__)
@@ -72,17 +80,26 @@ def wants_email(user) -> bool:
     return not NotificationPreference.objects.filter(user=user, email=False).exists()
 
 
-def send_now(*, to: Iterable[str], subject: str, template: str, context: dict) -> int:
+def send_now(*, to: Iterable[str], subject: Any, template: str, context: dict) -> int:
     """Render ``templates/email/<template>.txt`` and send it to each address on its own; how many went.
 
-    A failure is logged, never raised.
+    Rendered once per language among the recipients, each in its own (see the module). ``subject``: a str,
+    a lazy string or a callable returning one. A failure is logged, never raised.
     """
     addresses = [address for address in to if address]
     if not addresses:
         return 0
     try:
-        body = render_to_string(f"email/{template}.txt", context)
-        messages = [EmailMessage(subject=subject, body=body, to=[address]) for address in addresses]
+        chosen = languages_of_addresses(addresses)
+        by_language: dict[str, list[str]] = {}
+        for address in addresses:
+            by_language.setdefault(chosen.get(address, settings.LANGUAGE_CODE), []).append(address)
+        messages = []
+        for language, group in by_language.items():
+            with translation.override(language):
+                subject_text = str(subject() if callable(subject) else subject)
+                body = render_to_string(f"email/{template}.txt", context)
+            messages += [EmailMessage(subject=subject_text, body=body, to=[address]) for address in group]
         return mailers.default.send_messages(messages) or 0
     except Exception:  # the write is done; a mail server's trouble must not turn it into an error page
         logger.exception("Could not send the %s e-mail to %d address(es)", template, len(addresses))
@@ -106,7 +123,7 @@ def after_commit(action: Callable[[], object], *, what: str) -> None:
     transaction.on_commit(run)
 
 
-def send_after_commit(*, to: Iterable[str], subject: str, template: str, context: dict) -> None:
+def send_after_commit(*, to: Iterable[str], subject: Any, template: str, context: dict) -> None:
     """``send_now`` once the caller's transaction commits (nothing at all if it rolls back)."""
     addresses = list(to)
     if addresses:

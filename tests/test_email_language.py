@@ -1,0 +1,62 @@
+"""E-mail in its recipient's language (issue 31): the account's choice, else English, never the sender's."""
+
+from unittest import mock
+
+import pytest
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.functional import lazy
+
+from players.languages import account_language_set
+from players.mail import send_now
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+# A subject that says which language it was made in: str() of a lazy string runs under the active language.
+language_now = lazy(translation.get_language, str)
+
+
+def rendered_languages():
+    """Patch the mail's renderer to note the language each body is rendered in (and render it still)."""
+    seen: list[str] = []
+
+    def rendering(*args, **kwargs):
+        seen.append(translation.get_language())
+        return render_to_string(*args, **kwargs)
+
+    return seen, mock.patch("players.mail.render_to_string", side_effect=rendering)
+
+
+def test_each_recipient_gets_the_language_their_account_chose_else_english(mailoutbox):
+    ann, bob, cy = UserFactory(username="ann"), UserFactory(username="bob"), UserFactory(username="cy")
+    account_language_set(user=ann, language="de")
+    account_language_set(user=cy, language="")  # "as the browser says": e-mail has no browser, so English
+    seen, patch = rendered_languages()
+    with patch, translation.override("fr"):  # whoever caused the e-mail reads French: nobody else gets it
+        sent = send_now(
+            to=[ann.email, bob.email, cy.email],
+            subject=language_now(),
+            template="invitation",
+            context={"club": "Gin Club", "link": "https://example.org/i/x", "invited_by": "Dee", "role": "player"},
+        )
+    assert sent == 3
+    assert sorted(seen) == ["de", "en-gb"]  # once per language, not per address
+    subjects = {message.to[0]: message.subject for message in mailoutbox}
+    assert subjects == {ann.email: "de", bob.email: "en-gb", cy.email: "en-gb"}
+    assert all(len(message.to) == 1 for message in mailoutbox)
+
+
+def test_a_callable_subject_is_made_in_each_recipients_language(mailoutbox):
+    ann, bob = UserFactory(username="ann"), UserFactory(username="bob")
+    account_language_set(user=bob, language="pt-br")
+    send_now(
+        to=[ann.email, bob.email],
+        subject=lambda: f"subject in {translation.get_language()}",
+        template="invitation",
+        context={"club": "Gin Club", "link": "https://example.org/i/x", "invited_by": "Dee", "role": "player"},
+    )
+    assert {message.to[0]: message.subject for message in mailoutbox} == {
+        ann.email: "subject in en-gb",
+        bob.email: "subject in pt-br",
+    }
