@@ -34,7 +34,7 @@ export FIND_PYTHON
 # test starts would otherwise compile the project anew.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run dev demo test install lint pytest fuzz browser migrate collectstatic bench clean
+.PHONY: run dev demo test install lint pytest fuzz browser migrate collectstatic bench clean messages
 
 $(STAMP): pyproject.toml
 	@if [ ! -x $(PY) ]; then \
@@ -125,6 +125,17 @@ fuzz: $(STAMP) browser
 	GINLEAGUE_FUZZ=deep $(VENV)/bin/pytest $(PYTEST_ARGS) tests/browser/test_offline_scorer.py -k random_records
 
 test: lint pytest
+
+# The translations (README: "Languages"): every marked message into each language's .po (both domains:
+# django for Python and templates, djangojs for static/js), then the .mo files, which are committed so that
+# `make run` needs nothing but Python. Needs GNU gettext. MESSAGE_LANGUAGES: settings.LANGUAGES but English;
+# the folders makemessages skips are those tests/test_translations.py skips.
+MESSAGE_LANGUAGES := es de fr pt_BR
+NOT_SOURCE := .venv staticfiles tests bench node_modules test-artifacts docs
+messages: $(STAMP)
+	$(PY) manage.py makemessages $(addprefix -l ,$(MESSAGE_LANGUAGES)) $(addprefix --ignore=,$(NOT_SOURCE)) --no-obsolete
+	$(PY) manage.py makemessages -d djangojs $(addprefix -l ,$(MESSAGE_LANGUAGES)) $(addprefix --ignore=,$(NOT_SOURCE)) --no-obsolete
+	$(PY) manage.py compilemessages $(addprefix -l ,$(MESSAGE_LANGUAGES)) $(addprefix --ignore=,$(NOT_SOURCE))
 
 # Figures, not pass/fail: the targets are in each script's docstring.
 bench: $(STAMP)
