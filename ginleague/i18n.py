@@ -18,6 +18,7 @@ from django.conf import settings
 from django.http import Http404
 from django.urls import reverse
 from django.utils import translation
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
@@ -45,6 +46,7 @@ def catalog_url(language: str | None = None) -> str:
 
 
 @require_safe
+@gzip_page  # a script on every page's first load, like the static ones (which whitenoise sends gzipped)
 def javascript_catalog(request, language: str):
     """Django's JavaScriptCatalog (all installed apps' and locale/'s djangojs) in ``language``, not the request's."""
     if language not in dict(settings.LANGUAGES):
