@@ -20,12 +20,12 @@
     SHORT_DATE_FORMAT: "d/m/Y",
     TIME_FORMAT: "H:i"
   };
-  django.pluralidx = function (count) { return count === 1 ? 0 : 1; };
+  django.pluralidx = function (count) { return Number(count) === 1 ? 0 : 1; };
   django.gettext = function (msgid) { return msgid; };
-  django.ngettext = function (singular, plural, count) { return count === 1 ? singular : plural; };
+  django.ngettext = function (singular, plural, count) { return Number(count) === 1 ? singular : plural; };
   django.gettext_noop = function (msgid) { return msgid; };
   django.pgettext = function (context, msgid) { return msgid; };
-  django.npgettext = function (context, singular, plural, count) { return count === 1 ? singular : plural; };
+  django.npgettext = function (context, singular, plural, count) { return Number(count) === 1 ? singular : plural; };
   django.interpolate = function (fmt, values, named) {
     if (named) {
       return fmt.replace(/%\(\w+\)s/g, function (match) { return String(values[match.slice(2, -2)]); });
