@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django import forms
 from django.utils.functional import lazy
-from django.utils.text import format_lazy
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
@@ -57,16 +58,20 @@ class InvitationForm(forms.Form):
 RANKING_CHOICES = list(RANKING_CRITERIA.items())
 
 
-def _rule_names() -> str:
-    """The rules the override box knows, each with its label in the reader's language."""
-    return ", ".join(f"{name} ({_(str(label))})" for name, label in FIELD_LABELS.items())
+def _rule_changes_help() -> SafeString:
+    """How to write a rule change, and the rules the box knows: each name as it is typed (the same in
+    every language, so set as code) with its label in the reader's language."""
+    names = format_html_join(
+        ", ", "<code>{}</code> ({})", ((name, _(str(label))) for name, label in FIELD_LABELS.items())
+    )
+    return format_html("{}{}", _("One per line, e.g. target = 150 or line_bonus = off. Rules: "), names)
 
 
 def _best_of(count: int) -> str:
     return _("Best of %(count)s") % {"count": count}
 
 
-_rule_names_lazy = lazy(_rule_names, str)
+_rule_changes_help_lazy = lazy(_rule_changes_help, SafeString)
 _best_of_lazy = lazy(_best_of, str)
 
 
@@ -101,9 +106,7 @@ class SeasonForm(RankingForm):
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         label=gettext_lazy("Rule changes"),
-        help_text=format_lazy(
-            "{}{}", gettext_lazy("One per line, e.g. target = 150 or line_bonus = off. Rules: "), _rule_names_lazy()
-        ),
+        help_text=_rule_changes_help_lazy(),
     )
     starts_on = forms.DateField(
         required=False, widget=forms.DateInput(attrs={"type": "date"}), label=gettext_lazy("Starts on")
