@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from players.models import Club, Invitation, Membership, NotificationPreference, Player, SiteSettings
+from players.models import Club, Invitation, LanguageChoice, Membership, NotificationPreference, Player, SiteSettings
 
 
 @admin.register(Player)
@@ -49,5 +49,12 @@ class InvitationAdmin(admin.ModelAdmin):
 @admin.register(NotificationPreference)
 class NotificationPreferenceAdmin(admin.ModelAdmin):
     list_display = ["user", "email"]
+    list_select_related = ["user"]
+    raw_id_fields = ["user"]
+
+
+@admin.register(LanguageChoice)
+class LanguageChoiceAdmin(admin.ModelAdmin):
+    list_display = ["user", "language"]
     list_select_related = ["user"]
     raw_id_fields = ["user"]
