@@ -97,11 +97,14 @@ def test_the_committed_mo_holds_exactly_the_po_translations(language, domain):
 
 @pytest.fixture(scope="module")
 def fresh_catalogs(tmp_path_factory):
-    """makemessages over the tree (its source folders linked into a scratch folder) into a copy of locale/."""
+    """makemessages over a copy of the tree's source folders, into a copy of locale/.
+
+    Copied, not linked: makemessages writes a scratch file beside each template it reads
+    (``game.html.py``), which two test workers running it over the same folders would trip over."""
     scratch = tmp_path_factory.mktemp("messages")
     for entry in BASE_DIR.iterdir():
         if entry.name not in NOT_SOURCE and not entry.name.startswith(".") and entry.is_dir():
-            (scratch / entry.name).symlink_to(entry, target_is_directory=True)
+            shutil.copytree(entry, scratch / entry.name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     if LOCALE_DIR.exists():
         shutil.copytree(LOCALE_DIR, scratch / "locale")
     previous = Path.cwd()
