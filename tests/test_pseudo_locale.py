@@ -117,6 +117,9 @@ def pseudo(monkeypatch):
     # pgettext/npgettext look for the context in gettext's result (untranslated: the context is still in it)
     # and then return the message as it was: wrap it. Django's module functions are bound on first use.
     for name in ("pgettext", "npgettext"):
+        # Bound first: Django's dispatcher binds on first use, and bound here to the patched function
+        # it would keep it after the test (every later test in this process would see markers).
+        getattr(translation._trans, name)
         original = getattr(trans_real, name)
         patched = (lambda original: lambda *args: wrap(original(*args)))(original)
         monkeypatch.setattr(trans_real, name, patched)
