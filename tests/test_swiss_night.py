@@ -631,3 +631,31 @@ def test_the_organiser_gives_a_player_a_fixed_table_at_check_in_and_the_pairing_
     night.check_in(season=night_, player=other, checked_in_by=cast.owner)
     draft = night.round_pair(season=night_, paired_by=cast.owner)
     assert any(table == 3 and late.pk in (one, two) for table, one, two in draft.pairing["pairings"])
+
+
+def test_the_organiser_changes_a_checked_in_players_fixed_table_on_the_night_page_and_nobody_else_may(client):
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=6)
+    pat = cast.player_of(cast.player)  # third of six by id: round 1 by rating would seat Pat at table 3
+    base = [cast.club.slug, night_.pk]
+    url = reverse("league:night_check_in", args=base)
+    client.force_login(cast.owner)
+    page = client.get(reverse("league:night", args=base)).content.decode()
+    assert f'aria-label="Set the fixed table of {pat.name}"' in page
+    answer = client.post(url, {"player": pat.pk, "here": "1", "fixed_table": "1"}, follow=True)
+    assert f"{pat.name} is checked in, at table 1." in answer.content.decode()
+    entry = SwissEntry.objects.get(player=pat)
+    assert (entry.present, entry.fixed_table) == (True, 1)
+
+    for user in (cast.player, cast.rival):  # Pat on their own phone, and another player
+        client.force_login(user)
+        assert "Set the fixed table" not in client.get(reverse("league:night", args=base)).content.decode()
+        assert client.post(url, {"player": pat.pk, "here": "1", "fixed_table": "2"}).status_code == 403
+    assert SwissEntry.objects.get(player=pat).fixed_table == 1
+    own_phone = api_client(cast.player).post(
+        f"/api/seasons/{night_.pk}/check-in/", {"player": pat.pk, "fixed_table": 2}, format="json"
+    )
+    assert own_phone.status_code == 403
+
+    draft = night.round_pair(season=night_, paired_by=cast.owner)
+    assert [table for table, one, two in draft.pairing["pairings"] if pat.pk in (one, two)] == [1]

@@ -147,7 +147,7 @@ class CheckInSerializer(serializers.Serializer):
     )
     fixed_table = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=1,
-        help_text="A table this player always sits at (accessibility); null leaves it as it was.",
+        help_text="A table this player always sits at (accessibility; organisers only); null leaves it as it was.",
     )
 
 

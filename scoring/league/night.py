@@ -42,11 +42,19 @@ def rounds_published(season: Season) -> int:
 
 def check_in(*, season: Season, player: Player, checked_in_by, fixed_table: int | None = None) -> SwissEntry:
     """Mark ``player`` here: paired from the next round on (a late arrival, or one who dropped out and
-    came back). ``fixed_table``: the table they always sit at (None leaves it as it was)."""
+    came back), or, called again for a player checked in, change their fixed table. ``fixed_table``: the
+    table they always sit at (None leaves it as it was; organisers only)."""
     with transaction.atomic():
         locked = _swiss_night(season)
         if checked_in_by is not None and not permissions.can_check_in(checked_in_by, locked, player):
             raise PermissionDenied(permissions.CHECK_IN_REFUSAL)
+        if (
+            fixed_table is not None
+            and checked_in_by is not None
+            and not permissions.can_manage_season(checked_in_by, locked)
+        ):
+            # A table kept for one player moves everyone else's: the organisers' decision, not a phone's.
+            raise PermissionDenied("Only the night's organisers give a player a fixed table.")
         if not Membership.objects.filter(club_id=locked.club_id, player=player).exists():
             raise ValidationError(
                 {

@@ -67,7 +67,8 @@ def night_page(request, slug, pk):
 
 @require_POST
 def night_check_in(request, slug, pk):
-    """Check a player in (``here=1``) or out (``here=0``): an organiser for anyone, a player for themselves."""
+    """Check a player in (``here=1``) or out (``here=0``): an organiser for anyone, a player for themselves.
+    An organiser also gives a player checked in a fixed table this way (``here=1`` and ``fixed_table``)."""
     if (response := _login_first(request)) is not None:
         return response
     club, season = _night(request, slug, pk)
@@ -87,10 +88,13 @@ def night_check_in(request, slug, pk):
     except ValidationError as error:
         messages.error(request, _error_text(error))
     else:
-        if here:
-            messages.success(request, _("%(name)s is checked in.") % {"name": player.name})
+        if here and table:
+            message = _("%(name)s is checked in, at table %(table)s.") % {"name": player.name, "table": table}
+        elif here:
+            message = _("%(name)s is checked in.") % {"name": player.name}
         else:
-            messages.success(request, _("%(name)s is checked out.") % {"name": player.name})
+            message = _("%(name)s is checked out.") % {"name": player.name}
+        messages.success(request, message)
     return redirect("league:night", slug=club.slug, pk=season.pk)
 
 
