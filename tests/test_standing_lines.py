@@ -211,6 +211,25 @@ def test_each_standings_line_says_what_put_the_player_above_the_next():
     assert [row.ahead_by for row in ranked[:2]] == ["wins", "head_to_head"]
 
 
+def test_the_line_above_a_tie_broken_later_says_what_put_it_above_whatever_order_the_rows_come_in():
+    """Cy and Bob are level on games won and split on net points: Ann's line says "on games won" even
+    when Bob, whom net points put second, comes before Cy in the rows (the database's order)."""
+    rows = [Row(1, "Ann", won=3), Row(2, "Bob", won=2, net=10), Row(3, "Cy", won=2, net=90), Row(4, "Dee", won=1)]
+    ranked = rank(rows, ["wins", "net"])
+    assert [(row.name, row.decided_by, row.ahead_by_words) for row in ranked] == [
+        ("Ann", "", "on games won"),
+        ("Cy", "wins", "on net points"),
+        ("Bob", "net", "on games won"),
+        ("Dee", "wins", ""),
+    ]
+    level = rank([Row(1, "Ann", won=3), Row(2, "Bob", won=2), Row(3, "Cy", won=2)], ["wins", "net"])
+    assert [(row.name, row.decided_by, row.ahead_by_words) for row in level] == [
+        ("Ann", "", "on games won"),
+        ("Bob", "wins", "level"),
+        ("Cy", "", ""),  # level with Bob: nothing put Cy below him
+    ]
+
+
 def test_head_to_head_among_three_where_two_never_met_is_recomputed_for_the_two_still_level():
     """The example in docs/league.md: Ann beat Cy by 20, Cy beat Bob by 40, Ann and Bob never met."""
     rows = [Row(1, "Ann", won=4, net=100), Row(2, "Bob", won=4, net=300), Row(3, "Cy", won=4, net=200)]

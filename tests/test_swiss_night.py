@@ -1,6 +1,7 @@
 """A Swiss night (issue 28): opening the night, check-in, pairing and publishing rounds."""
 
 import datetime
+import re
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -10,7 +11,7 @@ from rest_framework.test import APIClient
 
 from players import clubs
 from players.models import Player
-from scoring import changes
+from scoring import changes, services
 from scoring.league import night
 from scoring.league import services as league
 from scoring.league.standings import current_standings, season_standings
@@ -494,6 +495,118 @@ def test_a_bye_counts_in_the_standings_as_soon_as_its_round_is_published():
     round_ = night.round_publish(season=night_, published_by=cast.owner)
     rows = {row.player_id: row for row in current_standings(night_).rows}
     assert (rows[round_.bye_id].match_points, rows[round_.bye_id].net) == (1, 0)
+
+
+def _nine_player_night(cast):
+    """Nine players, four rounds, every result fixed by hand (a Swiss pairing of these results: score
+    groups top down, no rematch, the bye to the lowest without one). Ivy has to leave after round 3.
+
+    Every game is won by a gin against 80 (25 + 80 = 105 hand points). Alone, that is a *clean* game:
+    box 25, game bonus 100 and the shutout bonus 100, so the winner wins by 105 + 25 + 100 + 100 = 330.
+    Two games are *fought*: the loser first goes gin against 30 (55 points, short of 100), then the
+    winner's gin ends it: 105 + 25 + 100 = 230 against 55 + 25 = 80, a margin of 150 and one gin each.
+
+        round 1: Ann beat Bob, Cy beat Di, Ed beat Flo, Gil beat Hal; Ivy's bye
+        round 2: Ann beat Cy, Ed beat Gil, Ivy beat Bob, Di beat Flo; Hal's bye
+        round 3: Ann beat Ed, Ivy beat Cy (fought), Gil beat Di, Bob beat Hal; Flo's bye
+        (Ivy drops out)
+        round 4: Ann beat Gil, Bob beat Ed, Cy beat Flo (fought), Di beat Hal; no bye (eight players)
+    """
+    night_ = _night(cast)
+    names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gil", "Hal", "Ivy"]
+    by = {name: clubs.member_add_guest(club=cast.club, name=name, added_by=cast.owner).player for name in names}
+    for player in by.values():
+        night.check_in(season=night_, player=player, checked_in_by=cast.owner)
+    rounds = [
+        ([("Ann", "Bob"), ("Cy", "Di"), ("Ed", "Flo"), ("Gil", "Hal")], "Ivy"),
+        ([("Ann", "Cy"), ("Ed", "Gil"), ("Ivy", "Bob"), ("Di", "Flo")], "Hal"),
+        ([("Ann", "Ed"), ("Ivy", "Cy"), ("Gil", "Di"), ("Bob", "Hal")], "Flo"),
+        ([("Ann", "Gil"), ("Bob", "Ed"), ("Cy", "Flo"), ("Di", "Hal")], None),
+    ]
+    fought = {("Ivy", "Cy"), ("Cy", "Flo")}
+    for number, (games, bye) in enumerate(rounds, 1):
+        if number == 4:
+            night.check_out(season=night_, player=by["Ivy"], checked_out_by=cast.owner)
+        pairings = [[table, by[one].pk, by[two].pk] for table, (one, two) in enumerate(games, 1)]
+        SwissRound.objects.create(
+            season=night_, number=number, published=True, bye=by[bye] if bye else None,
+            pairing={"pairings": pairings, "bye": by[bye].pk if bye else None, "rematches": [],
+                     "unmet_table_wishes": [], "order": []},
+        )  # fmt: skip
+        for table, (winner, loser) in enumerate(games, 1):
+            fixture = Fixture.objects.create(season=night_, round=number, table=table, home=by[winner], away=by[loser])
+            game = league.fixture_start(fixture=fixture, started_by=None)
+            if (winner, loser) in fought:
+                services.hand_record(game=game, recorded_by=None, ending="gin", by=by[loser], defender_deadwood=30)
+            services.hand_record(game=game, recorded_by=None, ending="gin", by=by[winner], defender_deadwood=80)
+            game.refresh_from_db()
+            assert game.over and game.margin == (150 if (winner, loser) in fought else 330)
+            league.game_confirm(game=game, confirmed_by=None)
+    return night_
+
+
+def _standings_page_lines(html: str) -> list[tuple]:
+    """The season page's standings table as text: one tuple of cell texts per line."""
+    table = re.search(r'<table class="standings">.*?</table>', html, re.S).group(0)
+    return [
+        tuple(re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S))
+        for row in re.findall(r"<tr data-player=[^>]*>(.*?)</tr>", table, re.S)
+    ]
+
+
+def test_a_nine_player_nights_tie_breakers_worked_by_hand_line_by_line(client):
+    cast = make_club()
+    night_ = _nine_player_night(cast)
+    # Match points (a win or a bye: 1):
+    #   Ann 4 wins = 4; Ivy bye + 2 wins = 3 (then dropped out); Bob, Cy, Di, Ed, Gil 2 wins each = 2;
+    #   Flo bye, 3 losses = 1; Hal bye, 3 losses = 1.
+    # Buchholz (the match points of the opponents played; a bye adds nothing, docs/league.md):
+    #   Ann  Bob 2 + Cy 2 + Ed 2 + Gil 2 = 8        Ivy  Bob 2 + Cy 2 = 4
+    #   Bob  Ann 4 + Ivy 3 + Hal 1 + Ed 2 = 10      Cy   Di 2 + Ann 4 + Ivy 3 + Flo 1 = 10
+    #   Ed   Flo 1 + Gil 2 + Ann 4 + Bob 2 = 9      Gil  Hal 1 + Ed 2 + Di 2 + Ann 4 = 9
+    #   Di   Cy 2 + Flo 1 + Gil 2 + Hal 1 = 6
+    #   Flo  Ed 2 + Di 2 + Cy 2 = 6                 Hal  Gil 2 + Bob 2 + Di 2 = 6
+    # Net points (margins won - margins lost; clean 330, fought 150):
+    #   Ann 4 x 330 = 1320; Ivy 330 + 150 = 480; Bob 330 + 330 - 330 - 330 = 0;
+    #   Cy 330 + 150 - 330 - 150 = 0; Ed, Gil, Di 2 x 330 - 2 x 330 = 0;
+    #   Flo -330 - 330 - 150 = -810; Hal -3 x 330 = -990.
+    # Gins (each winner's, and the loser's in a fought game): Cy 2 wins + 1 in the loss to Ivy = 3;
+    #   Flo 1 (in the loss to Cy); Hal 0; everyone else one per win.
+    # So: Ann above Ivy on match points (4 > 3), Ivy above the 2s (3 > 2); among the 2s Cy and Bob lead on
+    # Buchholz (10), are level on net points (0) and have not met (head-to-head 0-0 each): Cy is above Bob
+    # on gins (3 > 2). Bob is above Ed on Buchholz (10 > 9); Ed and Gil are level on Buchholz (9) and net
+    # points (0): Ed beat Gil in round 2, so Ed is above on head-to-head; Gil is above Di on Buchholz
+    # (9 > 6); Di above the 1s on match points. Flo and Hal are level on match points and Buchholz (6):
+    # Flo is above on net points (-810 > -990).
+    expected = [
+        # position, name, MP, Buchholz, played, won, lost, net, gins, what put the line above the next
+        (1, "Ann", 4, 8, 4, 4, 0, 1320, 4, "on match points"),
+        (2, "Ivy", 3, 4, 2, 2, 0, 480, 2, "on match points"),
+        (3, "Cy", 2, 10, 4, 2, 2, 0, 3, "on gins"),
+        (4, "Bob", 2, 10, 4, 2, 2, 0, 2, "on Buchholz"),
+        (5, "Ed", 2, 9, 4, 2, 2, 0, 2, "on head-to-head"),
+        (6, "Gil", 2, 9, 4, 2, 2, 0, 2, "on Buchholz"),
+        (7, "Di", 2, 6, 4, 2, 2, 0, 2, "on match points"),
+        (8, "Flo", 1, 6, 3, 0, 3, -810, 1, "on net points"),
+        (9, "Hal", 1, 6, 3, 0, 3, -990, 0, ""),
+    ]
+    rows = season_standings(night_).rows
+    shown = [
+        (r.position, r.name, r.match_points, r.buchholz, r.played, r.won, r.lost, r.net, r.gins, r.ahead_by_words)
+        for r in rows
+    ]
+    for line, (got, want) in enumerate(zip(shown, expected, strict=True), 1):
+        assert got == want, f"line {line}"
+    assert not any(row.tied for row in rows)
+    assert [row.byes for row in rows] == [0, 1, 0, 0, 0, 0, 0, 1, 1]
+
+    page = client.get(reverse("league:season", args=[cast.club.slug, night_.pk])).content.decode()
+    # The page's columns: #, player, MP, Bhz, P, W, L, Net, Avg, Hands, Gins, UC+, UC-, decided by.
+    lines = _standings_page_lines(page)
+    for line, (cells, want) in enumerate(zip(lines, expected, strict=True), 1):
+        position, name, mp, bhz, played, won, lost, net, _avg, _hands, gins, _given, _received, decided = cells
+        assert (int(position), name, int(mp), int(bhz), int(played), int(won), int(lost), int(net), int(gins),
+                decided) == want, f"page line {line}"  # fmt: skip
 
 
 # --- 6. the wall -------------------------------------------------------------------------------------------

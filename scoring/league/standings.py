@@ -149,8 +149,10 @@ def _key(row: Row, criterion: str, h2h: dict[int, tuple[int, int]] | None):
 def _rank_group(group: list[Row], criteria: Sequence[str], pairs: dict[tuple[int, int], PairResult]) -> list[list[Row]]:
     """Split ``group`` into ordered tiers of players the criteria cannot separate.
 
-    Each row that starts a tier below the group's first gets ``decided_by``: the criterion that put
-    it below the row above (the group's first row keeps what an earlier criterion said of it).
+    Every row of a tier below the group's first gets ``decided_by``: the criterion that put its tier
+    below the one above. The later criteria may put any of the tier's rows first, so each carries it
+    (the group's first tier keeps what an earlier criterion said of it; ``rank`` clears it from a row
+    level with the row above).
     """
     if len(group) < 2 or not criteria:
         return [sorted(group, key=lambda row: row.name.lower())]
@@ -162,11 +164,12 @@ def _rank_group(group: list[Row], criteria: Sequence[str], pairs: dict[tuple[int
     for row in keyed:
         key = _key(row, criterion, h2h)
         if key != previous:
-            if tiers:
-                row.decided_by = criterion
             tiers.append([])
             previous = key
         tiers[-1].append(row)
+    for tier in tiers[1:]:
+        for row in tier:
+            row.decided_by = criterion
     ordered: list[list[Row]] = []
     for tier in tiers:
         if len(tier) == 1:
@@ -214,6 +217,9 @@ def rank(rows: Sequence[Row], criteria: Sequence[str], pairs: Sequence[PairResul
             result.append(row)
     if result:
         result[0].decided_by = ""
+    for above, row in zip(result, result[1:], strict=False):
+        if row.position == above.position:
+            row.decided_by = ""  # level with the row above: nothing put it below
     for row, below in zip(result, [*result[1:], None], strict=True):
         row.level_with_next = below is not None and below.position == row.position
         row.ahead_by = below.decided_by if below is not None and not row.level_with_next else ""
