@@ -82,6 +82,24 @@ def test_the_new_season_page_opens_a_timed_swiss_night(client):
     assert (night.format, night.swiss_rounds, night.round_minutes, night.rules["target"]) == ("swiss", 5, 35, 150)
 
 
+def test_the_new_season_page_checks_in_the_players_ticked_and_gives_a_night_its_own_tie_breakers(client):
+    cast = make_club()
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    client.force_login(cast.owner)
+    client.post(
+        reverse("league:season_new", args=[cast.club.slug]),
+        {"name": "Friday night", "format": "swiss", "preset": "standard", "players": [pat.pk, quinn.pk],
+         "ranking_1": "wins", "ranking_2": "net", "ranking_3": "head_to_head"},  # the form as it comes
+    )  # fmt: skip
+    night_ = Season.objects.get()
+    assert night_.ranking == ["match_points", "buchholz", "net", "head_to_head", "gins"]
+    assert set(night_.swiss_entries.filter(present=True).values_list("player", flat=True)) == {pat.pk, quinn.pk}
+    page = client.get(reverse("league:night", args=[cast.club.slug, night_.pk])).content.decode()
+    assert "Who is here (2)" in page
+    draft = night.round_pair(season=night_, paired_by=cast.owner)  # the two ticked are paired at once
+    assert {player for _, one, two in draft.pairing["pairings"] for player in (one, two)} == {pat.pk, quinn.pk}
+
+
 def test_the_api_opens_a_swiss_night_and_names_a_bad_round_length():
     cast = make_club()
     client = api_client(cast.owner)

@@ -195,6 +195,14 @@ class SeasonForm(RankingForm):
         if closed_seasons is not None:
             self.fields["seeded_from"].queryset = closed_seasons
 
+    def ranking(self) -> list[str] | None:
+        """The criteria chosen; a Swiss night left at the form's defaults (games won, net points,
+        head-to-head: a round robin's) gets the night's own tie-breakers (None: Buchholz first)."""
+        chosen = super().ranking()
+        if self.cleaned_data.get("format") == SeasonFormat.SWISS and chosen == DEFAULT_RANKING:
+            return None
+        return chosen
+
     def clean_overrides(self):
         try:  # the one override parser: the same words mean the same on the new-game form and the API
             return parse_override_lines(self.cleaned_data.get("overrides", ""))

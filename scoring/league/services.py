@@ -38,7 +38,7 @@ from scoring.league.standings import (
     season_knockout,
     season_standings,
 )
-from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat, Seed
+from scoring.models import FactChange, Fixture, Game, LeagueStatus, Season, SeasonFormat, Seed, SwissEntry
 from scoring.permissions import refuse_closed_season
 
 SWISS_ONLY_CRITERIA = ("match_points", "buchholz")
@@ -162,6 +162,8 @@ def season_create(
             points_per_win=points_per_win,
         )
         season.players.set(entrants)
+        if format == SeasonFormat.SWISS:  # those ticked are here already: paired from round 1
+            SwissEntry.objects.bulk_create(SwissEntry(season=season, player=player) for player in entrants)
         if season.is_round_robin:
             entrants.sort(key=lambda player: player.name.lower())
             rounds = round_robin(entrants, double=format == SeasonFormat.DOUBLE)
