@@ -790,3 +790,14 @@ def test_the_organiser_changes_a_checked_in_players_fixed_table_on_the_night_pag
 
     draft = night.round_pair(season=night_, paired_by=cast.owner)
     assert [table for table, one, two in draft.pairing["pairings"] if pat.pk in (one, two)] == [1]
+
+
+def test_a_night_nobody_has_checked_in_to_yet_shows_empty_standings(client):
+    cast = make_club()
+    night_ = _night(cast)
+    assert season_standings(night_).rows == []
+    page = client.get(reverse("league:season", args=[cast.club.slug, night_.pk]))
+    assert page.status_code == 200 and "Standings" in page.content.decode()
+    assert APIClient().get(f"/api/seasons/{night_.pk}/standings/").json()["rows"] == []
+    wall = client.get(reverse("league:wall_board", args=[cast.club.slug, night_.pk]))
+    assert "No players in this season yet." in wall.content.decode()

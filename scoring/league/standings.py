@@ -215,8 +215,9 @@ def rank(rows: Sequence[Row], criteria: Sequence[str], pairs: Sequence[PairResul
             row.position = position
             row.tied = len(tier) > 1
             result.append(row)
-    if result:
-        result[0].decided_by = ""
+    if not result:  # a Swiss night nobody has checked in to yet
+        return result
+    result[0].decided_by = ""
     for above, row in zip(result, result[1:], strict=False):
         if row.position == above.position:
             row.decided_by = ""  # level with the row above: nothing put it below
