@@ -168,6 +168,7 @@
       }
     }
     if (window.htmx) { added.forEach(function (node) { window.htmx.process(node); }); }
+    document.dispatchEvent(new Event("live:drawn"));
   }
 
   // Parts to fetch are gathered for a moment (a change often names several parts, or comes with
@@ -333,8 +334,15 @@
       }
     });
   }
-  if (document.querySelector(".round-clock[data-deadline]")) {
-    tick();
-    window.setInterval(tick, 1000);
+  var ticking = null;
+  function start() {
+    if (ticking === null && document.querySelector(".round-clock[data-deadline]")) {
+      tick();
+      ticking = window.setInterval(tick, 1000);
+    }
   }
+  start();
+  // A round published after the page was drawn brings the first clock in a redrawn part (the wall, the
+  // night page on a phone): it starts then.
+  document.addEventListener("live:drawn", start);
 })();
