@@ -801,3 +801,16 @@ def test_a_night_nobody_has_checked_in_to_yet_shows_empty_standings(client):
     assert APIClient().get(f"/api/seasons/{night_.pk}/standings/").json()["rows"] == []
     wall = client.get(reverse("league:wall_board", args=[cast.club.slug, night_.pk]))
     assert "No players in this season yet." in wall.content.decode()
+
+
+def test_a_closed_timed_night_shows_no_clock_counting_down(client):
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=4, round_minutes=30)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    night.round_publish(season=night_, published_by=cast.owner)
+    base = [cast.club.slug, night_.pk]
+    assert "data-deadline" in client.get(reverse("league:night", args=base)).content.decode()
+    _play_round(night_)
+    league.season_close(season=night_, closed_by=cast.owner)
+    assert "data-deadline" not in client.get(reverse("league:night", args=base)).content.decode()
+    assert "data-deadline" not in client.get(reverse("league:wall_board", args=base)).content.decode()

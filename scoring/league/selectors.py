@@ -99,7 +99,7 @@ def night_rounds(season: Season) -> list[NightRound]:
                 for fixture in fixtures.get(round_.number, [])
             ],
             bye=round_.bye,
-            ends_at=round_ends_at(season, round_),
+            ends_at=None if season.closed_at is not None else round_ends_at(season, round_),  # no clock once closed
         )
         for round_ in rounds
     ]
