@@ -241,7 +241,7 @@ def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page
     expect(org.locator("#night-rounds .round-clock .clock-left").first).to_contain_text("left")
     shot(org, "4-round-3-in-play-with-its-clock")
     org.get_by_role("button", name="Time (for the room)").click()
-    expect(org.locator(".messages")).to_contain_text("Time called on 4 game(s)")
+    expect(org.locator(".messages")).to_contain_text("Time called on 4 games")
     expect(org.locator("#night-rounds .round-clock").first).to_contain_text("Time has been called")
     shot(org, "4-round-3-time-called")
     for fixture in fixtures:
