@@ -814,3 +814,20 @@ def test_a_closed_timed_night_shows_no_clock_counting_down(client):
     league.season_close(season=night_, closed_by=cast.owner)
     assert "data-deadline" not in client.get(reverse("league:night", args=base)).content.decode()
     assert "data-deadline" not in client.get(reverse("league:wall_board", args=base)).content.decode()
+
+
+def test_while_a_round_is_in_play_the_organiser_sees_why_the_next_waits_and_time_is_called_once(client):
+    cast = make_club()
+    night_, _ = _checked_in_night(cast, count=4, round_minutes=30)
+    night.round_pair(season=night_, paired_by=cast.owner)
+    night.round_publish(season=night_, published_by=cast.owner)
+    client.force_login(cast.owner)
+    base = [cast.club.slug, night_.pk]
+    page = client.get(reverse("league:night", args=base)).content.decode()
+    assert "Round 1 has 2 games still to be played and confirmed." in page
+    assert "Pair round 2" not in page  # no button that can only be refused
+    assert "Time (for the room)" in page
+    league.fixture_start(fixture=Fixture.objects.filter(season=night_).first(), started_by=None)
+    client.post(reverse("league:night_time", args=base))
+    page = client.get(reverse("league:night", args=base)).content.decode()
+    assert "Time has been called" in page and "Time (for the room)" not in page

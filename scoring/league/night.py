@@ -157,6 +157,26 @@ def _entrants(season: Season) -> list[swiss.Entrant]:
     return entrants
 
 
+def next_round_waits_for(season: Season) -> str:
+    """Why the night's next round cannot be paired yet, in words ("" when it can): its rounds are all
+    published, or the last one published has a game not yet played and confirmed. Asked by the
+    pairing and by the night page (which shows this instead of the button)."""
+    number = rounds_published(season) + 1
+    if season.swiss_rounds is not None and number > season.swiss_rounds:
+        return ngettext(
+            "The night's %(count)s round is published.",
+            "All %(count)s rounds of the night are published.",
+            season.swiss_rounds,
+        ) % {"count": season.swiss_rounds}
+    if number > 1 and (open_games := _round_unfinished(season, number - 1)):
+        return ngettext(
+            "Round %(round)s has %(count)s game still to be played and confirmed.",
+            "Round %(round)s has %(count)s games still to be played and confirmed.",
+            open_games,
+        ) % {"round": number - 1, "count": open_games}
+    return ""
+
+
 def round_pair(*, season: Season, paired_by, first_round: str = "rating", seed: int | None = None) -> SwissRound:
     """Pair the next round over the players present (scoring/engine/swiss.py) and keep it as a draft
     for the organiser to look at, swap and publish; pairing again replaces the draft. Round 1 is
@@ -167,28 +187,8 @@ def round_pair(*, season: Season, paired_by, first_round: str = "rating", seed: 
     with transaction.atomic():
         locked = _swiss_night(season)
         number = rounds_published(locked) + 1
-        if locked.swiss_rounds is not None and number > locked.swiss_rounds:
-            raise ValidationError(
-                {
-                    "round": ngettext(
-                        "The night's %(count)s round is published.",
-                        "All %(count)s rounds of the night are published.",
-                        locked.swiss_rounds,
-                    )
-                    % {"count": locked.swiss_rounds}
-                }
-            )
-        if number > 1 and (open_games := _round_unfinished(locked, number - 1)):
-            raise ValidationError(
-                {
-                    "round": ngettext(
-                        "Round %(round)s has %(count)s game still to be played and confirmed.",
-                        "Round %(round)s has %(count)s games still to be played and confirmed.",
-                        open_games,
-                    )
-                    % {"round": number - 1, "count": open_games}
-                }
-            )
+        if waiting := next_round_waits_for(locked):
+            raise ValidationError({"round": waiting})
         entrants = _entrants(locked)
         if len(entrants) < 2:
             raise ValidationError({"players": _("Check in at least two players before pairing a round.")})

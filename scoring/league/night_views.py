@@ -57,6 +57,7 @@ def night_page(request, slug, pk):
         "my_line": next((line for line in field if me is not None and line.player.pk == me.pk), None),
         "rounds_published": published,
         "draft": draft,
+        "pairing_waits_for": "" if draft else night.next_round_waits_for(season),
         "rounds": rounds,
         "now": timezone.now(),
         "pair_form": PairForm() if published == 0 else None,
