@@ -34,7 +34,7 @@ export FIND_PYTHON
 # test starts would otherwise compile the project anew.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run dev demo test install lint pytest fuzz browser migrate collectstatic bench clean messages
+.PHONY: run dev demo test install lint pytest fuzz browser gettext migrate collectstatic bench clean messages
 
 $(STAMP): pyproject.toml
 	@if [ ! -x $(PY) ]; then \
@@ -106,6 +106,18 @@ browser:
 	  fi; \
 	fi
 
+# The translation checks and `make messages` use GNU gettext (makemessages, msgfmt); `make run` does not
+# (the compiled .mo files are committed). Installed when missing and we can, like the browser above.
+gettext:
+	@if ! command -v msgfmt >/dev/null || ! command -v xgettext >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing GNU gettext for the translation checks"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gettext >/dev/null; \
+	  else \
+	    echo "The translation checks need GNU gettext: run 'sudo apt-get install -y gettext'."; exit 1; \
+	  fi; \
+	fi
+
 # One worker more than the cores (3 on a 2-core machine): the browser tests spend about a third
 # of their time waiting for a page, which the extra worker fills. Tests are handed out two at a
 # time as workers free up (--maxschedchunk): xdist's default hands each worker a quarter of the
@@ -113,7 +125,7 @@ browser:
 # a half after the others had finished. pytest-randomly shuffles the order every run (its seed is
 # printed: `-p randomly -p "randomly_seed=N"` repeats one).
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
-pytest: $(STAMP) browser
+pytest: $(STAMP) browser gettext
 	$(VENV)/bin/pytest -n $(WORKERS) --maxschedchunk=2 --durations=10 $(PYTEST_ARGS)
 
 # The deep pass: many more generated records, schema cases and solver situations than `make test`.
@@ -132,7 +144,7 @@ test: lint pytest
 # the folders makemessages skips are those tests/test_translations.py skips.
 MESSAGE_LANGUAGES := es de fr pt_BR
 NOT_SOURCE := .venv staticfiles tests bench node_modules test-artifacts docs
-messages: $(STAMP)
+messages: $(STAMP) gettext
 	$(PY) manage.py makemessages $(addprefix -l ,$(MESSAGE_LANGUAGES)) $(addprefix --ignore=,$(NOT_SOURCE)) --no-obsolete
 	$(PY) manage.py makemessages -d djangojs $(addprefix -l ,$(MESSAGE_LANGUAGES)) $(addprefix --ignore=,$(NOT_SOURCE)) --no-obsolete
 	$(PY) manage.py compilemessages $(addprefix -l ,$(MESSAGE_LANGUAGES)) $(addprefix --ignore=,$(NOT_SOURCE))
