@@ -90,3 +90,11 @@ def test_a_signed_in_footer_switch_is_the_accounts_choice_and_as_the_browser_say
 def test_the_switch_needs_the_csrf_token():
     strict = Client(enforce_csrf_checks=True)
     assert strict.post(reverse("language_choose"), {"language": "de"}).status_code == 403
+
+
+@pytest.mark.parametrize("language", ["de", "es", "fr", "pt-br"])
+def test_the_footer_names_each_language_in_that_language_whatever_the_page_is_in(client, language):
+    page = client.get(reverse("league:clubs"), headers={"accept-language": language}).content.decode()
+    footer = page[page.index('class="language-switch"') :]
+    for _code, own_name in settings.LANGUAGES:
+        assert f">{own_name}</option>" in footer  # "English" on a German page, not "Englisch"

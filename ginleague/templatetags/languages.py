@@ -1,6 +1,8 @@
-"""``{% javascript_catalog_url %}``: the JavaScript catalog of the page's language (ginleague/i18n.py)."""
+"""Language tags: ``{% javascript_catalog_url %}`` (the page language's script strings, ginleague/i18n.py) and
+``{% languages_by_own_name %}`` (the language switch's list)."""
 
 from django import template
+from django.conf import settings
 
 from ginleague.i18n import catalog_url
 
@@ -10,3 +12,10 @@ register = template.Library()
 @register.simple_tag
 def javascript_catalog_url() -> str:
     return catalog_url()
+
+
+@register.simple_tag
+def languages_by_own_name() -> list[tuple[str, str]]:
+    """settings.LANGUAGES as written there, each in its own language and untranslated: a reader looking
+    for their language finds "English" or "Deutsch", not the page language's word for it ("Englisch")."""
+    return list(settings.LANGUAGES)
