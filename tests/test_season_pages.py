@@ -122,3 +122,11 @@ def test_a_fixture_left_to_chance_draws_its_first_dealer_on_the_page_and_in_the_
     ]
     assert season.games.get(fixture=first).first_dealer_id == first.home_id
     assert season.games.get(fixture=second).first_dealer_id == second.home_id
+
+
+def test_the_season_page_names_its_rules_as_the_scoresheet_does_in_the_readers_language(client):
+    cast = make_club()
+    season = _season(cast)
+    url = reverse("league:season", args=[cast.club.slug, season.pk])
+    assert "rules: Standard (modern Hoyle)" in client.get(url).content.decode()
+    assert "Standard (modernes Hoyle)" in client.get(url, headers={"accept-language": "de"}).content.decode()

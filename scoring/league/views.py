@@ -22,7 +22,7 @@ from players import clubs
 from players.models import Club, Invitation, Membership, Player
 from scoring import audit, changes, permissions
 from scoring.engine.bracket import round_name
-from scoring.engine.rules import resolve_rules
+from scoring.engine.rules import preset_label, resolve_rules
 from scoring.league import services as league
 from scoring.league.forms import (
     ClubForm,
@@ -316,7 +316,7 @@ def season_detail(request, slug, pk):
         "manager": manager,
         "open_form": open_form,
         "rules": rules.describe_overrides(),
-        "preset_label": rules.preset,
+        "preset_label": preset_label(rules.preset),
         "ranking_form": RankingForm(
             initial={f"ranking_{i}": name for i, name in enumerate(standings.ranking, start=1)}
         )
