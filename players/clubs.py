@@ -13,8 +13,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.text import slugify
+from django.utils.text import format_lazy, slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from players.mail import absolute_url, send_after_commit
 from players.models import MANAGER_ROLES, Club, Invitation, Membership, Player, Role
@@ -226,7 +227,8 @@ def invitation_create(
         inviter = (created_by.get_full_name() or created_by.get_username()) if created_by else ""
         send_after_commit(
             to=[email],
-            subject=_("An invitation to %(club)s") % {"club": club.name},
+            # Lazy: written in the recipient's language as the message is built (players/mail.py), not the inviter's.
+            subject=format_lazy(gettext_lazy("An invitation to {club}"), club=club.name),
             template="invitation",
             context={
                 "invitation": invitation,

@@ -60,3 +60,17 @@ def test_a_callable_subject_is_made_in_each_recipients_language(mailoutbox):
         ann.email: "subject in en-gb",
         bob.email: "subject in pt-br",
     }
+
+
+def test_an_invitation_sent_by_a_french_organiser_reaches_a_new_address_wholly_in_english(
+    mailoutbox, django_capture_on_commit_callbacks
+):
+    from players import clubs
+    from tests.league_setup import make_club
+
+    cast = make_club()
+    with translation.override("fr"), django_capture_on_commit_callbacks(execute=True):
+        clubs.invitation_create(club=cast.club, created_by=cast.owner, email="new.player@example.com")
+    (message,) = mailoutbox
+    assert message.subject == f"An invitation to {cast.club.name}"  # not "Une invitation…": the reader has no French
+    assert message.body.startswith("Hello")
