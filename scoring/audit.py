@@ -1,12 +1,17 @@
 """The audit trail of a game's facts, and the one vocabulary that describes a hand in words.
 
-The trail's lines are written in the language of the request that made the change (they are stored
-as words, like a note on the sheet); the action's name beside each (``FactChange.Action``) is
-translated whenever the trail is shown.
+A line is kept as words, like a note on the sheet, in every shipped language at once: its parts are
+given as callables (or lazy strings) and said under each language as the line is written
+(``FactChange.words``), so each reader later sees the line in their own language whoever wrote it.
+The action's name beside each (``FactChange.Action``) is translated whenever the trail is shown.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
@@ -74,45 +79,83 @@ def hand_summary(words: dict[str, str]) -> str:
     return " ".join(parts)
 
 
+# A part of a line: plain text (a name, a typed reason: the same in every language), a lazy string, or
+# a function saying it in the active language.
+Words = str | Callable[[], str]
+
+
+def _said(words) -> str:
+    return str(words()) if callable(words) else str(words)
+
+
+def _in_every_language(what: Words, before: Words, after: Words, comment: Words) -> dict[str, list[str]]:
+    """The line's parts said in each shipped language, as ``FactChange.words`` keeps them."""
+    lines = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            lines[code] = [_said(what)[:100], _said(before)[:200], _said(after)[:200], _said(comment)]
+    return lines
+
+
+def _fact_change(*, game: Game, actor, action: str, hand_number, what, before, after, comment) -> FactChange:
+    lines = _in_every_language(what, before, after, comment)
+    stored = lines[settings.LANGUAGE_CODE]  # the columns: the default language's words
+    return FactChange(
+        game=game,
+        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        action=action,
+        hand_number=hand_number,
+        what=stored[0],
+        before=stored[1],
+        after=stored[2],
+        comment=stored[3],
+        words=lines,
+    )
+
+
 def audit_record(
     *,
     game: Game,
     actor,
     action: str,
-    what: str = "",
-    before: str = "",
-    after: str = "",
+    what: Words = "",
+    before: Words = "",
+    after: Words = "",
     hand_number: int | None = None,
-    comment: str = "",
+    comment: Words = "",
 ) -> FactChange:
-    """Keep one entry of the game's audit trail (call inside the change's transaction)."""
-    return FactChange.objects.create(
+    """Keep one entry of the game's audit trail (call inside the change's transaction). Give the parts
+    that are the app's words as functions (``lambda: _("Hand %(number)s") % ...``) or lazy strings."""
+    change = _fact_change(
         game=game,
-        actor=actor if getattr(actor, "is_authenticated", False) else None,
+        actor=actor,
         action=action,
         hand_number=hand_number,
-        what=what[:100],
-        before=before[:200],
-        after=after[:200],
+        what=what,
+        before=before,
+        after=after,
         comment=comment,
     )
+    change.save()
+    return change
 
 
-def audit_hand_edit(*, game: Game, number: int, before: dict[str, str], after: dict[str, str], actor, comment=""):
-    """One entry per fact that changed."""
+def audit_hand_edit(*, game: Game, number: int, before, after, names: dict[int, str], actor, comment=""):
+    """One entry per fact that changed between two versions of hand ``number`` (hands or unsaved copies)."""
+    said_before, said_after = hand_fact_words(before, names), hand_fact_words(after, names)
     FactChange.objects.bulk_create(
-        FactChange(
+        _fact_change(
             game=game,
-            actor=actor if getattr(actor, "is_authenticated", False) else None,
+            actor=actor,
             action=FactChange.Action.HAND_EDITED,
             hand_number=number,
-            what=FACT_CHANGED[field] % {"number": number},
-            before=before[field] or "\u2014",
-            after=after[field] or "\u2014",
+            what=lambda field=field: FACT_CHANGED[field] % {"number": number},
+            before=lambda field=field: hand_fact_words(before, names)[field] or "\u2014",
+            after=lambda field=field: hand_fact_words(after, names)[field] or "\u2014",
             comment=comment,
         )
         for field in FACT_CHANGED
-        if before[field] != after[field]
+        if said_before[field] != said_after[field]
     )
 
 

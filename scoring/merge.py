@@ -16,6 +16,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from players.models import Membership, Player, Role
 from scoring.audit import audit_record
@@ -181,10 +182,12 @@ def player_merge(*, keep: Player, drop: Player, merged_by=None) -> MergeResult:
                 game=game,
                 actor=merged_by,
                 action=FactChange.Action.PLAYER_MERGED,
-                what=_("Player"),
+                what=gettext_lazy("Player"),
                 before=dropped_name,
                 after=keep.name,
-                comment=_("%(drop)s's record was merged into %(keep)s's.") % {"drop": dropped_name, "keep": keep.name},
+                comment=lambda: (
+                    _("%(drop)s's record was merged into %(keep)s's.") % {"drop": dropped_name, "keep": keep.name}
+                ),
             )
             notify_change(game=game)
     return MergeResult(kept=keep, dropped_name=dropped_name, games=len(games), rows=rows)

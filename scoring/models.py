@@ -11,6 +11,7 @@ from functools import cached_property
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -381,6 +382,10 @@ class FactChange(models.Model):
     before = models.CharField(max_length=200, blank=True)
     after = models.CharField(max_length=200, blank=True)
     comment = models.TextField(blank=True)
+    # The line as each shipped language says it ({"de": [what, before, after, comment], ...}), written with it
+    # (scoring/audit.py): the columns above keep the default language's words (English), which readers of
+    # another language, the API and older entries fall back to.
+    words = models.JSONField(default=dict, blank=True)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -391,6 +396,12 @@ class FactChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}: {self.get_action_display()} {self.what}"
+
+    @property
+    def said(self) -> dict[str, str]:
+        """The line in the reader's (active) language where it was written in it, else as stored."""
+        line = self.words.get(translation.get_language() or "") or [self.what, self.before, self.after, self.comment]
+        return dict(zip(("what", "before", "after", "comment"), line, strict=True))
 
 
 class StandingLine(models.Model):

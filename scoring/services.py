@@ -7,6 +7,7 @@ database exactly as it was.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -17,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext, pgettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_lazy
 
 from players.models import Player
 from players.services import player_get_or_create
@@ -122,7 +123,7 @@ def _result_changed(game: Game, actor, *, was_over: bool) -> None:
     game.result_changed_by = actor
     reopened = game.league_status in (LeagueStatus.CONFIRMED, LeagueStatus.DISPUTED)
     if reopened:
-        before = game.get_league_status_display()
+        before = LeagueStatus(game.league_status)
         game.league_status, game.confirmed_by, game.confirmed_at = LeagueStatus.PLAYING, None, None
         fields += ["league_status", "confirmed_by", "confirmed_at"]
     game.save(update_fields=fields)
@@ -132,9 +133,9 @@ def _result_changed(game: Game, actor, *, was_over: bool) -> None:
             game=game,
             actor=actor,
             action=FactChange.Action.REOPENED,
-            what=_("Result"),
-            before=str(before),
-            after=_("provisional: changed by a player, waiting for confirmation again"),
+            what=gettext_lazy("Result"),
+            before=lambda: str(before.label),
+            after=gettext_lazy("provisional: changed by a player, waiting for confirmation again"),
         )
     if game.over and was_over and (reopened or previous != actor.pk):  # (a game just over is e-mailed about anyway)
         notify.game_finished(game=game)  # whoever confirms it now is e-mailed, once this commits
@@ -611,14 +612,15 @@ def hand_record(
             )
             game_recompute(game=locked, hands=[*hands, hand], result=result, report=False)
             if locked.league_status == "confirmed":  # a hand added to a confirmed league result
+                names = game_names(locked)
                 audit_record(
                     game=locked,
                     actor=recorded_by,
                     action="hand_added",
                     hand_number=number,
-                    what=_("Hand %(number)s") % {"number": number},
+                    what=lambda: _("Hand %(number)s") % {"number": number},
                     before="\u2014",
-                    after=hand_summary(hand_fact_words(hand, game_names(locked))),
+                    after=lambda: hand_summary(hand_fact_words(hand, names)),
                 )
             _result_changed(locked, recorded_by, was_over=was_over)
     except IntegrityError:
@@ -671,7 +673,7 @@ def hand_edit(
             defender_deadwood=defender_deadwood,
             upcard=upcard,
         )
-        facts_before = hand_fact_words(stored, game_names(game))
+        as_it_was = copy.copy(stored)  # the trail says both versions (in every language)
         for name, value in values.items():
             setattr(stored, name, value)
         facts = [
@@ -685,8 +687,9 @@ def hand_edit(
         audit_hand_edit(
             game=game,
             number=stored.number,
-            before=facts_before,
-            after=hand_fact_words(stored, game_names(game)),
+            before=as_it_was,
+            after=stored,
+            names=game_names(game),
             actor=edited_by,
             comment=reason,
         )
@@ -764,14 +767,15 @@ def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Cha
     if game.league_status == "confirmed" and not reason:
         raise HandRefused(field="reason", hand=hand.number, message=CONFIRMED_NEEDS_REASON)
     was_over = game.over
+    names = game_names(game)
     audit_record(
         game=game,
         actor=actor,
         action="hand_removed",
         hand_number=hand.number,
-        what=_("Hand %(number)s") % {"number": hand.number},
-        before=hand_summary(hand_fact_words(hand, game_names(game))),
-        after=_("removed"),
+        what=lambda: _("Hand %(number)s") % {"number": hand.number},
+        before=lambda: hand_summary(hand_fact_words(hand, names)),
+        after=gettext_lazy("removed"),
         comment=reason,
     )
     later = list(game.hands.filter(number__gt=hand.number).order_by("number"))
@@ -853,14 +857,14 @@ def game_call_time(*, game: Game | int, called_by=None, check: Callable[[Game], 
             game=locked,
             actor=called_by,
             action=FactChange.Action.TIME_CALLED,
-            what=pgettext("a game's history: the time call", "Time"),
+            what=pgettext_lazy("a game's history: the time call", "Time"),
             before="\u2014",
-            after=ngettext(
+            after=lambda count=locked.time_called_after: ngettext(
                 "called after %(count)s hand: the next hand is the last unless level",
                 "called after %(count)s hands: the next hand is the last unless level",
-                locked.time_called_after,
+                count,
             )
-            % {"count": locked.time_called_after},
+            % {"count": count},
         )
     if isinstance(game, Game):
         game.time_called_after = locked.time_called_after
@@ -891,9 +895,10 @@ def game_time_withdraw(*, game: Game | int, withdrawn_by=None, check: Callable[[
             game=locked,
             actor=withdrawn_by,
             action=FactChange.Action.TIME_WITHDRAWN,
-            what=pgettext("a game's history: the time call", "Time"),
-            before=ngettext("called after %(count)s hand", "called after %(count)s hands", called) % {"count": called},
-            after=_("not called: the game goes on to the target"),
+            what=pgettext_lazy("a game's history: the time call", "Time"),
+            before=lambda: ngettext("called after %(count)s hand", "called after %(count)s hands", called)
+            % {"count": called},
+            after=gettext_lazy("not called: the game goes on to the target"),
         )
     if isinstance(game, Game):
         game.time_called_after = None
@@ -1014,10 +1019,10 @@ def hand_version_set_aside(
             actor=actor,
             action="version_set_aside",
             hand_number=stored.number,
-            what=_("Hand %(number)s") % {"number": stored.number},
-            before=hand_summary(hand_fact_words(stored, names)),
-            after=hand_summary(hand_fact_words(other, names)),
-            comment=_(
+            what=lambda: _("Hand %(number)s") % {"number": stored.number},
+            before=lambda: hand_summary(hand_fact_words(stored, names)),
+            after=lambda: hand_summary(hand_fact_words(other, names)),
+            comment=gettext_lazy(
                 "Two phones recorded this hand; the players kept the version stored first (before), "
                 "not this one (after)."
             ),

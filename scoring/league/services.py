@@ -15,10 +15,10 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from players.models import Club, Membership, Player
 from players.services import clean_name
@@ -542,8 +542,7 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
         refusal = confirmed_by is not None and permissions.confirm_refusal(confirmed_by, locked)
         if refusal:
             raise PermissionDenied(refusal)
-        with translation.override(None):  # the audit trail is stored in the source language, as its other words
-            before = locked.get_league_status_display()
+        before = LeagueStatus(locked.league_status)
         locked.league_status = LeagueStatus.CONFIRMED
         locked.confirmed_by = confirmed_by
         locked.confirmed_at = timezone.now()
@@ -551,13 +550,15 @@ def game_confirm(*, game: Game, confirmed_by, comment: str = "") -> Game:
         by_a_player = permissions.confirmed_by_a_player(locked)  # the owner alone, playing a guest
         services.standing_lines_write(game=locked)  # the result counts in the standings from now on
         notify_change(game=locked)  # wall screens hear of it when this transaction commits
+        winner = _winner_name(locked)
         audit_record(
             game=locked,
             actor=confirmed_by,
             action=FactChange.Action.CONFIRMED,
-            what="Result",
-            before=before,
-            after=_result_words(locked) + (" (confirmed by a player of the game)" if by_a_player else ""),
+            what=gettext_lazy("Result"),
+            before=lambda: str(before.label),
+            after=lambda: _result_words(locked, winner)
+            + (_(" (confirmed by a player of the game)") if by_a_player else ""),
             comment=comment,
         )
     game.league_status, game.confirmed_by, game.confirmed_at = (
@@ -592,13 +593,14 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
         locked.save(update_fields=["league_status", "updated_at"])  # moves the season's version: pages redraw
         services.standing_lines_write(game=locked)  # a disputed result does not count (no lines)
         notify_change(game=locked)
+        winner = _winner_name(locked)
         audit_record(
             game=locked,
             actor=disputed_by,
             action=FactChange.Action.DISPUTED,
-            what="Result",
-            before=_result_words(locked),
-            after="disputed",
+            what=gettext_lazy("Result"),
+            before=lambda: _result_words(locked, winner),
+            after=lambda: str(LeagueStatus.DISPUTED.label).lower(),
             comment=comment[:2000],
         )
         notify.game_disputed(game=locked, disputed_by=disputed_by, comment=comment[:2000])  # once this commits
@@ -606,10 +608,14 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
     return game
 
 
-def _result_words(game: Game) -> str:
+def _winner_name(game: Game) -> str:
+    return Player.objects.only("name").get(pk=game.winner_id).name if game.winner_id else ""
+
+
+def _result_words(game: Game, winner: str) -> str:
+    """A result in a few words for the history, in the active language: "Ann won by 120", "level"."""
     if not game.over:
-        return "in play"
-    if game.winner_id is None:
-        return "level"
-    winner = Player.objects.only("name").get(pk=game.winner_id)
-    return f"{winner.name} won by {game.margin}"
+        return pgettext("a game's history: a result", "in play")
+    if not winner:
+        return pgettext("a game's history: a result", "level")
+    return _("%(winner)s won by %(margin)s") % {"winner": winner, "margin": game.margin}
