@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import DatabaseError
 from django.utils import translation
 
 from players.models import LanguageChoice
@@ -76,8 +77,13 @@ def account_language(get_response):
 
     def middleware(request):
         session = getattr(request, "session", None)
-        # No session cookie: nobody is signed in, and the session is not loaded for nothing.
-        language = session.get(SESSION_KEY) if session is not None and session.session_key else None
+        try:
+            # No session cookie: nobody is signed in, and the session is not loaded for nothing.
+            language = session.get(SESSION_KEY) if session is not None and session.session_key else None
+        except DatabaseError:
+            # The database is out of reach: the page's own reads meet it again inside the error
+            # middleware, which answers 503 in the browser's language (ginleague/errors.py).
+            language = None
         if language and language in shipped_languages():
             translation.activate(language)
             request.LANGUAGE_CODE = translation.get_language()
