@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from django.conf import global_settings
 from django.test.utils import override_settings
+from django.utils import translation
 
 VECTOR_DIR = Path(__file__).parent / "vectors"
 VECTOR_FILES = sorted(VECTOR_DIR.glob("*.json"))
@@ -123,3 +124,12 @@ def _no_lockout_or_rate_limits(request, settings):
         return
     settings.AXES_ENABLED = False
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
+
+
+@pytest.fixture(autouse=True)
+def _each_test_starts_in_the_default_language():
+    """A request through the test client leaves its language active in this thread (LocaleMiddleware
+    activates it and nothing ends it): a test calling services after another test's French request would
+    read French refusals. Each test ends back in the default language."""
+    yield
+    translation.deactivate()
