@@ -27,7 +27,7 @@ from scoring.league.standings import season_standings
 from scoring.models import Fixture, Game, Season
 from tests.browser.conftest import LAPTOP, screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand, save_hand
-from tests.browser.test_wall import WITHIN, asgi_server  # noqa: F401 (asgi_server: a fixture)
+from tests.browser.test_wall import asgi_server  # noqa: F401 (asgi_server: a fixture)
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -102,14 +102,14 @@ def confirm_round(season, number: int, director, alone) -> None:
 def wall_follows_standings(wall, season) -> None:
     """The wall's standings are the selector's, in its order, with each line's match points."""
     rows = season_standings(Season.objects.get(pk=season.pk)).rows
-    expect(wall.locator("table.wall-table tbody tr th")).to_have_text([row.name for row in rows], timeout=WITHIN * 3)
+    expect(wall.locator("table.wall-table tbody tr th")).to_have_text([row.name for row in rows])
     expect(wall.locator("table.wall-table td.match-points")).to_have_text([str(row.match_points) for row in rows])
 
 
 def publish(org, wall, number: int, tables: int) -> None:
     org.get_by_role("button", name=f"Publish round {number}").click()
     expect(org.locator(".messages")).to_contain_text(f"Round {number} is published")
-    expect(wall.locator("#wall-round-title")).to_have_text(f"Round {number}", timeout=WITHIN * 3)
+    expect(wall.locator("#wall-round-title")).to_have_text(f"Round {number}")
     expect(wall.locator(".wall-tables li[data-table]")).to_have_count(tables)
 
 
@@ -234,7 +234,7 @@ def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page
     # The timed round: each table plays a hand (a knock, 4 against 20: 16 to the player ranked higher),
     # then the organiser calls Time; the hand in progress (a second knock) is every game's last.
     fixtures = play(3, knock_on_the_page, knock_by_the_services)
-    expect(wall.locator(".wall-playing li[data-game] .hands")).to_have_text(["hand 1"] * 4, timeout=WITHIN * 3)
+    expect(wall.locator(".wall-playing li[data-game] .hands")).to_have_text(["hand 1"] * 4)
     expect(wall.locator(".wall-round .round-clock .clock-left")).to_contain_text("left")  # counting down
     shot(wall, "6-wall-during-the-timed-round-3")
     org.goto(night_url)
