@@ -222,6 +222,15 @@
         // Only parts still on the page as they were when asked for: one replaced meanwhile (the answer to
         // a save on this phone) is as new as this answer or newer, and stays.
         parts().forEach(function (part) { if (asked.indexOf(part.element) >= 0) put(part, html); });
+        // A wall screen's board drawn before the newest change its stream told of (read a moment too early,
+        // or that change came while this answer travelled): look again, until it shows the newest. (The
+        // board's version is the stream's; other pages' parts may follow topics of other versions.)
+        var behind = !wall ? [] : parts().filter(function (part) {
+          var shown = part.element.getAttribute("data-version");
+          return group.some(function (asked) { return asked.element.id === part.element.id; }) && shown !== null &&
+            part.names.some(function (name) { return latest[name] !== undefined && latest[name] !== shown; });
+        });
+        if (behind.length) { later(behind); }
         setStatus(interpolate(gettext("Live · updated %(time)s"), { time: new Date().toLocaleTimeString() }, true), true);
       })
       .catch(function () {
