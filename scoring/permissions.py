@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from players.clubs import can_view_club, club_role, clubs_not_run_by, player_of
 from players.models import MANAGER_ROLES, Club, Membership, Player, Role
-from scoring.models import Fixture, Game, LeagueStatus, Season
+from scoring.models import FactChange, Fixture, Game, Hand, LeagueStatus, Season
 
 CLOSED_SEASON = gettext_lazy(
     "This season is closed: its results, final standings and champion are final. Nothing in it can "
@@ -311,25 +311,47 @@ CALL_TIME_REFUSAL = gettext_lazy(
 )
 
 
-# Who confirms a league result. One rule, written once as a filter on games (``confirmer_q``): the
+# Who confirms a league result. One rule, written once as filters on games (``confirmer_q``): the
 # to-do selects with it, and the questions about one game below ask it of that game's row.
 #
-# A result is confirmed by the opponent of whoever recorded it, or by an organiser (owner, admin) who
-# did not play in it. Whoever recorded it is the player who last changed its hands once it was over
-# (``Game.result_changed_by``), else whoever started it. A player's opponent confirms only when both
-# players have accounts: a result against a guest waits for an organiser who did not play, and only
-# when the club has none may its owner confirm their own game ("confirmed by a player of the game").
+# Nobody confirms their own result: a player who started the game, entered any of its hands, or changed
+# it (corrected, removed or set aside a hand, called time), on any phone, at any time, never confirms it.
+# The other player does (when both have accounts and the other touched none of it), or an organiser (owner,
+# admin) who did not play. When no player can (a guest, or both players entered or changed it), its
+# organisers who did not play are asked; only when the club has none may its owner confirm their own game
+# ("confirmed by a player of the game").
 
 HAS_GUEST = Q(player_one__user__isnull=True) | Q(player_two__user__isnull=True)
+
+# The audit lines of a change to a game's result (FactChange.Action values): whoever wrote one changed it.
+RESULT_CHANGES = ("hand_added", "hand_edited", "hand_removed", "version_set_aside", "time_called", "time_withdrawn")
 
 
 def _played_q(user) -> Q:
     return Q(player_one__user=user) | Q(player_two__user=user)
 
 
+def _entered_q(user=None, *, player: str = "") -> Q:
+    """Games whose result an account started, entered or changed: ``user`` (an account or its id), or the
+    account of the game's ``player`` ("player_one", "player_two")."""
+    account = F(f"{player}__user") if player else user
+    outer = OuterRef(f"{player}__user") if player else user
+    return (
+        Q(created_by=account)
+        | Q(result_changed_by=account)
+        | Q(Exists(Hand.objects.filter(game=OuterRef("pk"), recorded_by=outer)))
+        | Q(Exists(FactChange.objects.filter(game=OuterRef("pk"), actor=outer, action__in=RESULT_CHANGES)))
+    )
+
+
 def _recorded_q(user) -> Q:
-    """Games whose result ``user`` recorded: changed last once over, else started."""
-    return Q(result_changed_by=user) | Q(result_changed_by__isnull=True, created_by=user)
+    """Games whose result ``user`` started, entered or changed (any hand, on any phone, at any time)."""
+    return _entered_q(user)
+
+
+def _no_player_confirms_q() -> Q:
+    """Games neither of whose players may confirm: one is a guest, or both entered or changed the result."""
+    return HAS_GUEST | (_entered_q(player="player_one") & _entered_q(player="player_two"))
 
 
 def _club_ids(user, roles=None):
@@ -364,7 +386,7 @@ def _confirm_roles_q(user) -> tuple[Q, Q, Q]:
     owner_alone = (
         Q(season__club_id__in=_club_ids(user, (Role.OWNER,)))
         & _played_q(user)
-        & HAS_GUEST
+        & _no_player_confirms_q()
         & _no_organiser_off_the_table_q()
     )
     return opponent, organiser, owner_alone
@@ -380,12 +402,12 @@ def confirmer_q(user) -> Q:
 
 def asked_to_confirm_q(user) -> Q:
     """Finished provisional results of open seasons waiting for ``user`` (the to-do): the opponent's, and,
-    against a guest, every organiser's who may confirm them (nobody else can)."""
+    when no player may confirm (a guest, or both entered or changed it), every organiser's who may."""
     if user is None or not getattr(user, "is_authenticated", False):
         return Q(pk__in=[])
     opponent, organiser, owner_alone = _confirm_roles_q(user)
     waiting = Q(season__isnull=False, season__closed_at__isnull=True, over=True, league_status=LeagueStatus.PLAYING)
-    return waiting & (opponent | (organiser & HAS_GUEST) | owner_alone)
+    return waiting & (opponent | (organiser & _no_player_confirms_q()) | owner_alone)
 
 
 def _game_is(game: Game, condition: Q) -> bool:
@@ -464,10 +486,12 @@ def confirm_refusal(user, game: Game) -> str:
 
 
 def may_dispute(user, game: Game, club: Club | None = None) -> bool:
-    """Whether ``user`` is someone who disputes this result at all: the other player, a member."""
+    """Whether ``user`` is someone who disputes this result at all: the other player, a member; when both
+    players entered or changed it, either of them (each may object to the other's part)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
-    return _game_is(game, _opponent_q(user))
+    both_entered = _played_q(user) & Q(season__club_id__in=_club_ids(user)) & _entered_q(player="player_one")
+    return _game_is(game, _opponent_q(user) | (both_entered & _entered_q(player="player_two")))
 
 
 def is_asked_to_confirm(user, game: Game, club: Club | None = None) -> bool:

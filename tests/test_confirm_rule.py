@@ -10,11 +10,11 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from players import clubs
-from scoring import permissions
+from scoring import permissions, services
 from scoring.league import services as league
 from scoring.models import FactChange, LeagueStatus, StandingLine
 from scoring.selectors import todo_for
-from tests.league_setup import make_club, make_user, start_and_finish
+from tests.league_setup import make_club, make_user, play, start_and_finish
 
 pytestmark = pytest.mark.django_db
 
@@ -62,10 +62,10 @@ def test_a_player_who_rewrites_the_result_cannot_then_confirm_it():
         format="json",
     )
     assert rewritten.status_code == 200, rewritten.content
-    # ...and cannot confirm it: the result waits for Carol.
+    # ...and cannot confirm it. Carol entered the gin, so neither confirms (#38): the organisers do.
     refused = api(dave).post(f"/api/games/{game.pk}/confirm/", {}, format="json")
     assert refused.status_code == 403
-    assert "waits for" in refused.json()["message"] and cast.player_of(carol).name in refused.json()["message"]
+    assert "waits for a club organiser who did not play" in refused.json()["message"]
     game.refresh_from_db()
     assert game.league_status == LeagueStatus.PLAYING and game.confirmed_by is None
     assert game.winner == cast.player_of(dave)
@@ -73,17 +73,17 @@ def test_a_player_who_rewrites_the_result_cannot_then_confirm_it():
         league.game_confirm(game=game, confirmed_by=dave)
     assert not confirm_button(dave, game)
     sheet = page(carol).get(reverse("game", args=[game.pk])).content.decode()
-    assert f"waiting for {cast.player_of(carol).name} or a club organiser to confirm" in sheet
-    assert [g.pk for g in todo_for(carol).to_confirm] == [game.pk]
-    assert todo_for(dave).to_confirm == []
+    assert "waiting for a club organiser who did not play to confirm" in sheet
+    assert todo_for(carol).to_confirm == [] and todo_for(dave).to_confirm == []
+    assert [g.pk for g in todo_for(cast.owner).to_confirm] == [game.pk]
 
-    # Carol sees what Dave did and disputes it (or would confirm it: it is hers to decide now).
-    assert confirm_button(carol, game)
+    # Carol sees what Dave did and disputes it (she entered the gin, so she does not confirm it).
+    assert not confirm_button(carol, game)
     disputed = api(carol).post(f"/api/games/{game.pk}/dispute/", {"comment": "That was my gin"}, format="json")
     assert disputed.status_code == 200
 
 
-def test_a_change_by_a_player_withdraws_the_confirmation_and_waits_for_the_other():
+def test_a_change_by_a_player_withdraws_the_confirmation():
     cast = make_club()
     pat, admin = cast.player_of(cast.player), cast.player_of(cast.admin)
     game = duel(cast, pat, admin, winner=pat, started_by=cast.player)
@@ -105,10 +105,12 @@ def test_a_change_by_a_player_withdraws_the_confirmation_and_waits_for_the_other
     trail = list(FactChange.objects.filter(game=game).order_by("at", "pk").values_list("action", "before"))
     assert trail[0][0] == "confirmed" and ("reopened", "Confirmed") in trail
     assert api(cast.admin).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 403
-    assert api(cast.player).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 200
+    # Pat entered the gin, the admin changed it: neither confirms (#38); the owner, who did not play, does.
+    assert api(cast.player).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 403
+    assert api(cast.owner).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 200
 
 
-def test_removing_a_hand_once_over_makes_the_result_wait_for_the_other_player():
+def test_removing_a_hand_once_over_is_a_change_of_the_result():
     cast = make_club()
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
     game = duel(cast, pat, quinn, winner=pat, started_by=cast.player)
@@ -123,7 +125,9 @@ def test_removing_a_hand_once_over_makes_the_result_wait_for_the_other_player():
     game.refresh_from_db()
     assert game.over and game.winner == quinn
     assert api(cast.rival).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 403
-    assert permissions.can_confirm(cast.player, game, cast.club)
+    # Pat entered the first version: both changed the result, so the organisers confirm it (#38).
+    assert not permissions.can_confirm(cast.player, game, cast.club)
+    assert permissions.can_confirm(cast.owner, game, cast.club)
 
 
 def test_setting_aside_a_version_once_over_is_a_change_too():
@@ -140,8 +144,9 @@ def test_setting_aside_a_version_once_over_is_a_change_too():
     assert kept.status_code == 201, kept.content
     game.refresh_from_db()
     assert game.league_status == LeagueStatus.PLAYING and game.result_changed_by == cast.admin
-    assert permissions.can_confirm(cast.player, game, cast.club)
     assert not permissions.can_confirm(cast.admin, game, cast.club)
+    assert not permissions.can_confirm(cast.player, game, cast.club)  # Pat entered the hand (#38)
+    assert permissions.can_confirm(cast.owner, game, cast.club)
 
 
 # --- #29 item 2: a club admin who played confirms nothing of their own ---------------------------------
@@ -261,3 +266,75 @@ def test_the_to_do_lists_exactly_the_results_a_user_can_confirm():
                 continue  # an organiser may confirm any result, but is asked only for guests' results
             if permissions.can_confirm(user, game, cast.club):
                 assert game.pk in listed, (user, game)
+
+
+# --- #38 item 1: whoever entered the result never confirms it, whoever started the game -----------------
+
+
+def test_an_admin_starts_the_fixture_and_the_winner_who_entered_the_gin_cannot_confirm_it():
+    cast = make_club()
+    peter, paula = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(club=cast.club, name="Spring", players=[peter, paula])
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.admin)
+    entered = api(cast.player).post(
+        f"/api/games/{game.pk}/hands/", {"ending": "gin", "by": peter.pk, "defender_deadwood": 80}, format="json"
+    )
+    assert entered.status_code == 201, entered.content
+    game.refresh_from_db()
+    assert game.over
+
+    refused = api(cast.player).post(f"/api/games/{game.pk}/confirm/", {}, format="json")
+    assert refused.status_code == 403
+    assert "Nobody confirms a result they recorded or changed themselves" in refused.json()["message"]
+    assert not confirm_button(cast.player, game)
+    assert page(cast.player).post(reverse("league:game_confirm", args=[game.pk])).status_code == 403
+    assert todo_for(cast.player).to_confirm == []
+    game.refresh_from_db()
+    assert game.league_status == LeagueStatus.PLAYING
+
+    # Paula, who entered nothing, is asked, and may confirm or dispute; so may the admin, who did not play.
+    assert [g.pk for g in todo_for(cast.rival).to_confirm] == [game.pk]
+    assert confirm_button(cast.rival, game)
+    assert permissions.can_dispute(cast.rival, game, cast.club)
+    assert not permissions.can_dispute(cast.player, game, cast.club)
+    assert permissions.can_confirm(cast.admin, game, cast.club)
+    sheet = page(cast.rival).get(reverse("game", args=[game.pk])).content.decode()
+    assert f"waiting for {paula.name} or a club organiser to confirm" in sheet
+    assert api(cast.rival).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 200
+
+
+def test_when_both_players_entered_hands_neither_confirms_and_the_organisers_are_asked():
+    cast = make_club()
+    peter, paula = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(club=cast.club, name="Spring", players=[peter, paula])
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.admin)
+    services.hand_record(
+        game=game, recorded_by=cast.rival, ending="knock", by=paula, knocker_deadwood=5, defender_deadwood=30
+    )
+    play(game, peter, recorded_by=cast.player)
+    assert game.over
+
+    for user in (cast.player, cast.rival):
+        assert not permissions.can_confirm(user, game, cast.club), user
+        assert todo_for(user).to_confirm == [], user
+    for user in (cast.owner, cast.admin):
+        assert [g.pk for g in todo_for(user).to_confirm] == [game.pk], user
+        assert permissions.can_confirm(user, game, cast.club), user
+
+
+def test_a_player_who_corrected_a_hand_before_the_end_does_not_confirm():
+    cast = make_club()
+    peter, paula = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(club=cast.club, name="Spring", players=[peter, paula])
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.admin)
+    hand = services.hand_record(
+        game=game, recorded_by=cast.rival, ending="knock", by=paula, knocker_deadwood=5, defender_deadwood=30
+    )
+    services.hand_edit(
+        hand=hand, ending="knock", by=peter, knocker_deadwood=5, defender_deadwood=30, edited_by=cast.player
+    )
+    play(game, peter, recorded_by=cast.rival)
+    # Paula entered both hands, Peter corrected the first: neither confirms.
+    assert not permissions.can_confirm(cast.player, game, cast.club)
+    assert not permissions.can_confirm(cast.rival, game, cast.club)
+    assert permissions.can_confirm(cast.owner, game, cast.club)

@@ -311,9 +311,10 @@ class GameViewSet(viewsets.GenericViewSet):
     @extend_schema(
         summary="Confirm a league result (the other player, or a club organiser who did not play)",
         description="A finished, provisional result then counts in the season's standings. Nobody confirms a "
-        "result they recorded or changed once it was over (403, saying whom it waits for); a result against a "
-        "guest waits for an organiser who did not play. An organiser who did not play may also confirm a "
-        "disputed result. Refused with 400 (field `game`) if the game is not over or already confirmed.",
+        "result they started, entered any hand of, or changed (403, saying whom it waits for); a result "
+        "against a guest, or one both players entered or changed, waits for an organiser who did not play. "
+        "An organiser who did not play may also confirm a disputed result. Refused with 400 (field `game`) if "
+        "the game is not over or already confirmed.",
         request=ls.ConfirmSerializer,
         parameters=[IDEMPOTENCY_KEY],
         responses={200: s.GameDetailSerializer, **WRITE_ERRORS},
