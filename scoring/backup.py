@@ -4,7 +4,7 @@ The file keeps primary keys (links, bookmarks and game ids stay valid) and refer
 accounts, permissions and content types by natural key, so it moves between SQLite and
 PostgreSQL. Restore goes into an empty, migrated database only; it writes the facts and
 the stored figures, then recomputes every game with the engine (``game_recompute``) in
-the same transaction, keeps each game's ``updated_at``, and says if any figure moved.
+the same transaction, keeps each game's ``updated_at`` and ``change_count``, and says if any figure moved.
 
 Left out on purpose: API tokens (a live credential in plain text: owners of scripts make
 a new one after a restore), invitation links not yet used (likewise a live credential: whoever
@@ -473,7 +473,7 @@ def backup_restore(*, source: IO[str], using: str = DEFAULT_DB_ALIAS, force: boo
         _check_empty(using)
         for label in REPLACEABLE:
             apps.get_model(label)._default_manager.using(using).all().delete()
-        updated_at: dict[int, Any] = {}
+        updated_at: dict[int, Any] = {}  # and change_count: the game's version, as the backup holds it
         deferred = []
         try:
             for restored in serializers.deserialize(
@@ -485,7 +485,7 @@ def backup_restore(*, source: IO[str], using: str = DEFAULT_DB_ALIAS, force: boo
                 label = restored.object._meta.label
                 report.rows[label] = report.rows.get(label, 0) + 1
                 if isinstance(restored.object, Game):
-                    updated_at[restored.object.pk] = restored.object.updated_at
+                    updated_at[restored.object.pk] = (restored.object.updated_at, restored.object.change_count)
             for restored in deferred:  # links to rows later in the file, set now that those are written
                 restored.save_deferred_fields(using=using)
         except serializers.base.DeserializationError as error:
@@ -495,7 +495,8 @@ def backup_restore(*, source: IO[str], using: str = DEFAULT_DB_ALIAS, force: boo
         for game in games.iterator(chunk_size=500):
             before = _figures(game)
             game_recompute(game=game)
-            Game.objects.using(using).filter(pk=game.pk).update(updated_at=updated_at[game.pk])
+            stamp, change_count = updated_at[game.pk]
+            Game.objects.using(using).filter(pk=game.pk).update(updated_at=stamp, change_count=change_count)
             report.games_recomputed += 1
             if _figures(game) != before:
                 report.games_changed.append(game.pk)

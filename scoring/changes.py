@@ -1,14 +1,29 @@
-"""Announcing that a game changed, and the season "version" that moves with every change.
+"""Announcing that a game changed, and the versions of seasons and games that move with every change.
 
 Writers (scoring.services.game_recompute and hand_version_set_aside, scoring.league.services.game_confirm
-and game_dispute) call ``notify_change`` inside their transaction. On PostgreSQL that is
+and game_dispute, scoring.merge) call ``notify_change`` inside their transaction. It adds one to the
+game's ``change_count`` (an UPDATE of the row the writer has already locked) and, on PostgreSQL, sends
 ``pg_notify('ginleague_changes', 'season:<id>')`` for a season's game (wall screens, season pages,
 brackets, to-do counts follow those) and ``pg_notify('ginleague_games', 'game:<id>')`` for every game
 (its open scoresheets follow that), delivered to every listening connection of every process when
 the transaction commits, and not at all if it rolls back. A friendly game is never announced on the
-seasons' channel: no wall follows one. Readers compare versions: a short text built from the count
-and latest change times of a season's games, which changes whenever any of them does, and a game's
-own version (hands, last change, confirmation, league status).
+seasons' channel: no wall follows one.
+
+Readers compare versions: short texts that differ after every committed change. A season's is built
+from the count of its games and published rounds, the SUM of its games' ``change_count`` and their
+latest change times; a game's from its own ``change_count``, hands and league status.
+
+Why a counter per game, summed: the version must move with every commit, in whatever order
+transactions commit and whatever the clocks of several app servers say. Times do neither: a
+transaction stamps ``updated_at`` when it writes, not when it commits, so a save that started first
+and commits last (or one stamped by a server whose clock is behind) left the season's latest time,
+and so its version, where it was, and no page heard of that change until the next one. A game's
+counter moves under the row lock its writer already holds, so two writers of one game add one each,
+one after the other; writers of two games of a season touch two rows and never wait for each other,
+and the sum a reader sees grows by one with each commit, whichever comes first. (A counter row per
+season would do the same but make every table of a club night wait for the others' commits; a
+sequence or a clock is taken when the transaction writes, not in commit order.) The same on
+PostgreSQL and SQLite; the times stay in the versions only for writes that call no ``notify_change``.
 
 A "topic" names what a live page follows: ``season:<id>`` or ``game:<id>``, as the notifications do.
 """
@@ -18,7 +33,7 @@ from __future__ import annotations
 import datetime
 
 from django.db import connections
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Count, Max, OuterRef, Subquery, Sum
 
 from scoring.models import Game, Season, SwissRound
 
@@ -28,16 +43,21 @@ CHANNELS = (CHANNEL, GAME_CHANNEL)
 
 
 def notify_change(*, game) -> None:
-    """Tell every live page of ``game`` (its scoresheets) and of its season (walls, season pages,
-    brackets, to-do counts) that it changed, delivered when the caller's transaction commits.
+    """Count a change of ``game`` (its ``change_count`` goes up by one in the caller's transaction: the
+    versions of the game and its season move when it commits) and tell every live page of the game (its
+    scoresheets) and of its season (walls, season pages, brackets, to-do counts), delivered when the
+    caller's transaction commits.
 
-    On SQLite nothing is sent: the game's ``updated_at``, which the caller's
-    save bumps, is what the polling streams see.
+    On SQLite nothing is sent: the polling streams see the versions move.
     """
     connection = connections["default"]
-    if connection.vendor != "postgresql":
-        return
     with connection.cursor() as cursor:
+        cursor.execute(_count_change_sql(), [game.pk])
+        counted = cursor.fetchone()
+        if counted is not None:
+            game.change_count = counted[0]
+        if connection.vendor != "postgresql":
+            return
         if game.season_id is None:
             cursor.execute("SELECT pg_notify(%s, %s)", [GAME_CHANNEL, f"game:{game.pk}"])
         else:
@@ -45,6 +65,11 @@ def notify_change(*, game) -> None:
                 "SELECT pg_notify(%s, %s), pg_notify(%s, %s)",
                 [CHANNEL, f"season:{game.season_id}", GAME_CHANNEL, f"game:{game.pk}"],
             )
+
+
+def _count_change_sql() -> str:
+    table = Game._meta.db_table
+    return f"UPDATE {table} SET change_count = change_count + 1 WHERE id = %s RETURNING change_count"  # noqa: S608
 
 
 def notify_season_change(*, season_id: int) -> None:
@@ -64,15 +89,20 @@ def _stamp(value: datetime.datetime | None) -> int:
     return int(value.timestamp() * 1_000_000) if value else 0
 
 
-def version_text(count: int, updated: datetime.datetime | None, confirmed: datetime.datetime | None) -> str:
-    return f"{count}.{_stamp(updated)}.{_stamp(confirmed)}"
+def version_text(
+    count: int, updated: datetime.datetime | None, confirmed: datetime.datetime | None, changed: int | None = 0
+) -> str:
+    """``count`` games (and rounds) whose ``change_count`` add up to ``changed``, latest stamps ``updated`` and
+    ``confirmed``: the sum orders the commits, the stamps only cover a write that counted no change."""
+    return f"{count}.{changed or 0}.{_stamp(updated)}.{_stamp(confirmed)}"
 
 
 def season_version(season_id: int) -> str:
     """A short text that changes whenever a game of the season is added, changed, confirmed or removed,
     or a round of a Swiss night is published (its pairings go up on the wall before any game starts).
 
-    One query: aggregates over an index on (season, updated_at, confirmed_at), and over the night's rounds.
+    One query: aggregates over an index on (season, updated_at, confirmed_at, change_count), and over the
+    night's rounds.
     """
     return season_versions([season_id])[season_id]
 
@@ -100,14 +130,15 @@ def season_versions(season_ids) -> dict[int, str]:
             game_count=_one_figure(games, n=Count("*")),
             updated=_one_figure(games, u=Max("updated_at")),
             confirmed=_one_figure(games, c=Max("confirmed_at")),
+            changed=_one_figure(games, s=Sum("change_count")),
             round_count=_one_figure(rounds, n=Count("*")),
             started=_one_figure(rounds, s=Max("started_at")),
         )
-        .values_list("pk", "game_count", "updated", "confirmed", "round_count", "started")
+        .values_list("pk", "game_count", "updated", "confirmed", "changed", "round_count", "started")
     )
     found = {
-        pk: version_text((game_count or 0) + (round_count or 0), _later(updated, started), confirmed)
-        for pk, game_count, updated, confirmed, round_count, started in rows
+        pk: version_text((game_count or 0) + (round_count or 0), _later(updated, started), confirmed, changed)
+        for pk, game_count, updated, confirmed, changed, round_count, started in rows
     }
     return {season_id: found.get(season_id, version_text(0, None, None)) for season_id in ids}
 
@@ -116,10 +147,10 @@ def season_versions_sql() -> str:
     """``season_versions`` as one SQL statement taking a list of season ids twice (PostgreSQL's ANY)."""
     games, rounds = Game._meta.db_table, SwissRound._meta.db_table
     return (
-        "SELECT season_id, sum(n)::bigint, max(u), max(c) FROM ("  # noqa: S608
-        f"SELECT season_id, count(*) AS n, max(updated_at) AS u, max(confirmed_at) AS c FROM {games} "
-        "WHERE season_id = ANY(%s) GROUP BY season_id "
-        f"UNION ALL SELECT season_id, count(*), max(started_at), NULL::timestamptz FROM {rounds} "
+        "SELECT season_id, sum(n)::bigint, max(u), max(c), sum(s)::bigint FROM ("  # noqa: S608
+        f"SELECT season_id, count(*) AS n, max(updated_at) AS u, max(confirmed_at) AS c, sum(change_count) AS s "
+        f"FROM {games} WHERE season_id = ANY(%s) GROUP BY season_id "
+        f"UNION ALL SELECT season_id, count(*), max(started_at), NULL::timestamptz, 0 FROM {rounds} "
         "WHERE published AND season_id = ANY(%s) GROUP BY season_id"
         ") AS versions GROUP BY season_id"
     )
@@ -130,16 +161,16 @@ def season_versions_sql() -> str:
 GONE = "gone"  # the version of a game that no longer exists
 
 
-def game_version_text(hand_count: int, updated, confirmed, league_status: str) -> str:
-    return f"{hand_count}.{_stamp(updated)}.{_stamp(confirmed)}.{league_status or '-'}"
+def game_version_text(hand_count: int, updated, confirmed, league_status: str, changed: int = 0) -> str:
+    return f"{hand_count}.{changed}.{_stamp(updated)}.{_stamp(confirmed)}.{league_status or '-'}"
 
 
 def game_version(game: Game) -> str:
     """``game``'s version from the loaded row (no query): what its scoresheet shows it at."""
-    return game_version_text(game.hand_count, game.updated_at, game.confirmed_at, game.league_status)
+    return game_version_text(game.hand_count, game.updated_at, game.confirmed_at, game.league_status, game.change_count)
 
 
-GAME_VERSION_FIELDS = ("pk", "hand_count", "updated_at", "confirmed_at", "league_status")
+GAME_VERSION_FIELDS = ("pk", "hand_count", "updated_at", "confirmed_at", "league_status", "change_count")
 
 
 def game_versions(game_ids) -> dict[int, str]:
@@ -155,7 +186,7 @@ def game_versions_sql() -> str:
     """``game_versions`` as one SQL statement taking a list of game ids (PostgreSQL's ANY)."""
     table = Game._meta.db_table
     return (
-        f"SELECT id, hand_count, updated_at, confirmed_at, league_status FROM {table} "  # noqa: S608
+        f"SELECT id, hand_count, updated_at, confirmed_at, league_status, change_count FROM {table} "  # noqa: S608
         "WHERE id = ANY(%s)"
     )
 

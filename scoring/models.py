@@ -59,6 +59,9 @@ class Game(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # How many changes of this game were committed (scoring.changes.notify_change adds one inside each
+    # writing transaction): what live pages' versions are made of, in commit order whatever the clocks.
+    change_count = models.PositiveBigIntegerField(default=0, editable=False)
     # A fact, like the hands: time was called when this many hands were recorded (docs/rules.md,
     # "A game ended by time"); null: it was not.
     time_called_after = models.PositiveIntegerField(null=True, blank=True)

@@ -398,7 +398,9 @@ def confirmed_version(season) -> str:
     figures = (
         Game.objects.filter(season_id=season.pk, league_status=LeagueStatus.CONFIRMED)
         .order_by()
-        .aggregate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+        .aggregate(
+            count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"), changed=Sum("change_count")
+        )
     )
     players = season.players.order_by().aggregate(count=Count("pk"), ids=Sum("pk"))
     entrants = f"{players['count']}.{players['ids'] or 0}"  # one player taken off and another put on: moves
@@ -410,7 +412,8 @@ def confirmed_version(season) -> str:
             .aggregate(count=Count("bye_id"), ids=Sum("bye_id"))
         )
         ranking += f".byes{byes['count']}.{byes['ids'] or 0}"
-    return f"{changes.version_text(figures['count'], figures['updated'], figures['confirmed'])}.{entrants}.{ranking}"
+    results = changes.version_text(figures["count"], figures["updated"], figures["confirmed"], figures["changed"])
+    return f"{results}.{entrants}.{ranking}"
 
 
 def cached_standings(season):

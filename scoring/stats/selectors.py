@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import Avg, Count, Max, Q, QuerySet
+from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
 
 from players.models import Club, Membership, Player
 from scoring import changes
@@ -262,11 +262,13 @@ def cached_club_ratings(clubs: Sequence[Club]) -> list[Ratings]:
     if not clubs:
         return []
     versions = {
-        row["season__club_id"]: changes.version_text(row["count"], row["updated"], row["confirmed"])
+        row["season__club_id"]: changes.version_text(row["count"], row["updated"], row["confirmed"], row["changed"])
         for row in Game.objects.filter(season__club__in=clubs, league_status=LeagueStatus.CONFIRMED)
         .order_by()
         .values("season__club_id")
-        .annotate(count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"))
+        .annotate(
+            count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"), changed=Sum("change_count")
+        )
     }
     wanted = {club.pk: versions.get(club.pk, "none") for club in clubs}
     missing = [pk for pk, version in wanted.items() if _RATINGS.get(pk, ("",))[0] != version]
