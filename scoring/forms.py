@@ -167,7 +167,7 @@ class NewGameForm(forms.Form):
             try:
                 spec[name] = parse_value(name, raw)  # the one override parser (season form, API and import too)
             except RuleError as error:
-                self.add_error(f"rule_{name}", labelled(field_label(name), error.message))
+                self.add_error(f"rule_{name}", labelled(field_label(name), error.detail or error.message))
         if cleaned.get("hollywood") and spec["preset"] != "hollywood":
             spec["hollywood"] = True
         try:
@@ -175,7 +175,7 @@ class NewGameForm(forms.Form):
         except RuleError as error:
             target = f"rule_{error.field}" if f"rule_{error.field}" in self.fields else "preset"
             label = field_label(error.field) if error.field in FIELD_LABELS else _("Rules")
-            self.add_error(target, labelled(label, error.message))
+            self.add_error(target, labelled(label, error.detail or error.message))
         return cleaned
 
 

@@ -45,14 +45,18 @@ CONFIRMED_NEEDS_REASON = gettext_lazy("This result was confirmed: say why you co
 
 
 class HandRefused(ValidationError):
-    """A hand (or game) the rules refuse; ``hand`` and ``field`` say where."""
+    """A hand (or game) the rules refuse; ``hand`` and ``field`` say where.
 
-    def __init__(self, *, field: str, message: str, hand: int | None = None):
+    ``message_text`` stands alone (the API's ``message``); ``detail_text`` is what a form says after the
+    field's label: the engine's words for that when it has them (``HandError.detail``), else the message."""
+
+    def __init__(self, *, field: str, message: str, hand: int | None = None, detail: str | None = None):
         message = str(message)  # a lazy translation in the active language, now (it is sent, and stored for replays)
         super().__init__({field: [message]})
         self.hand = hand
         self.field = field
         self.message_text = message
+        self.detail_text = str(detail) if detail is not None else message
 
 
 class HandConflict(HandRefused):
@@ -85,7 +89,7 @@ def _score(game: Game, facts: list[HandFacts]) -> SessionResult:
             game.time_called_after,
         )
     except HandError as error:
-        raise HandRefused(field=error.field, message=error.message, hand=error.hand) from None
+        raise HandRefused(field=error.field, message=error.message, hand=error.hand, detail=error.detail) from None
 
 
 def _lock(game: Game | int, check: Callable[[Game], None] | None = None) -> Game:
@@ -440,7 +444,7 @@ def game_create(
     try:
         resolved = read_rules(rules)
     except RuleError as error:
-        raise HandRefused(field=error.field, message=error.message) from None
+        raise HandRefused(field=error.field, message=error.message, detail=error.detail) from None
     if player_one.pk == player_two.pk:
         raise HandRefused(field="player_two", message=_("A game needs two different players."))
     if first_dealer.pk not in (player_one.pk, player_two.pk):
@@ -972,7 +976,9 @@ def hands_store(
                 )
             )
         except HandRefused as refusal:  # name the hand, as the engine does
-            raise HandRefused(field=refusal.field, message=refusal.message_text, hand=number) from None
+            raise HandRefused(
+                field=refusal.field, message=refusal.message_text, hand=number, detail=refusal.detail_text
+            ) from None
     derived = _score(game, [_facts_from(value) for value in values]).hands
     dealt = list(cards) if cards is not None else [None] * len(values)
     Hand.objects.bulk_create(

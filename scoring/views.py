@@ -458,9 +458,9 @@ def _preview_text(
         if live and _left_blank(form, refusal.field):
             return "", False, []
         if cards is not None and refusal.field in DEADWOOD_BOXES:  # what the cards allow, next to the box too
-            form.add_refusal(refusal.field, refusal.message_text)
+            form.add_refusal(refusal.field, refusal.detail_text)
         label = HAND_FIELD_LABELS.get(refusal.field, refusal.field.replace("_", " ").capitalize())
-        return refusal_text(label, refusal.message_text), False, []
+        return refusal_text(label, refusal.detail_text), False, []
     return describe_result(result, names, hollywood=game.is_hollywood), True, changes
 
 
@@ -557,10 +557,10 @@ def _record_hand(request, game: Game, form: HandForm, rules) -> HttpResponse:
         data["expected_number"] = fresh.hand_count + 1
         form = HandForm(data, game=fresh, rules=rules)
         form.is_valid()
-        form.add_refusal(conflict.field, conflict.message_text)
+        form.add_refusal(conflict.field, conflict.detail_text)
         return _render_sheet(request, fresh, form=form, status=409)
     except HandRefused as refusal:
-        form.add_refusal(refusal.field, refusal.message_text)
+        form.add_refusal(refusal.field, refusal.detail_text)
         return _render_sheet(request, game, form=form, status=422)
     fresh = hand.game  # the game as written, with its hands and scores: no second read
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
@@ -644,7 +644,7 @@ def hand_edit(request, game: Game, number: int):
                 try:
                     changes = services.hand_edit(hand=hand, edited_by=request.user, reason=form.reason_text(), **facts)
                 except HandRefused as refusal:
-                    form.add_refusal(refusal.field, refusal.message_text)
+                    form.add_refusal(refusal.field, refusal.detail_text)
                 else:
                     _report_changes(request, _("Hand %(number)s corrected.") % {"number": number}, changes)
                     return redirect("game", pk=game.pk)
@@ -683,7 +683,7 @@ def hand_remove(request, game: Game, number: int):
                 messages.error(request, _("Hand number: that hand was already removed."))
                 return redirect("game", pk=game.pk)
             except HandRefused as refusal:
-                form.add_refusal(refusal.field, refusal.message_text)
+                form.add_refusal(refusal.field, refusal.detail_text)
             else:
                 removed = _("Hand %(number)s removed; later hands moved up one.") % {"number": number}
                 _report_changes(request, removed, changes)

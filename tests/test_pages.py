@@ -168,8 +168,12 @@ def test_pages_have_a_csp_and_no_inline_script_or_style(owner_game):
             "Knocker&#x27;s deadwood",
             "over the knock limit of 10",
         ),
-        ({"ending": "gin", "by": 1, "defender_deadwood": 120}, "Other player&#x27;s deadwood", "between 0 and 98"),
-        ({"ending": "knock", "by": 1, "defender_deadwood": 30}, "Knocker&#x27;s deadwood", "enter the knocker"),
+        ({"ending": "gin", "by": 1, "defender_deadwood": 120}, "Other player&#x27;s deadwood", "from 0 to 98, not 120"),
+        (
+            {"ending": "knock", "by": 1, "defender_deadwood": 30},
+            "Knocker&#x27;s deadwood",
+            "enter a number from 1 to 10",
+        ),
         ({"ending": "knock", "knocker_deadwood": 5, "defender_deadwood": 30}, "Who went out", "choose the player"),
         ({"ending": "gin", "by": 1, "defender_deadwood": "ten"}, "Other player&#x27;s deadwood", "whole number"),
     ],
@@ -406,7 +410,7 @@ def test_start_a_game_refusals_name_the_field(owner_game):
     text = response.content.decode()
     assert response.status_code == 422
     assert "Second player: a game needs two different players." in text
-    assert "Knock limit: knock_limit must be between 0 and 10" in text
+    assert "Knock limit: enter a number from 0 to 10, not 11" in text
     assert Game.objects.count() == before and not Player.objects.filter(name="Zed").exists()
 
 

@@ -21,12 +21,14 @@ MAX_BONUS = 10_000
 
 
 class RuleError(ValueError):
-    """A rule set that cannot be used; ``field`` names the offending key."""
+    """A rule set that cannot be used; ``field`` names the offending key. ``detail``, when given, says
+    the same after the rule's label on a form (as ``score.HandError.detail``)."""
 
-    def __init__(self, field: str, message: str):
+    def __init__(self, field: str, message: str, detail: str | None = None):
         super().__init__(message)
         self.field = field
         self.message = message
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,7 @@ def _check_value(name: str, value: Any) -> Any:
             name,
             _("%(name)s must be between %(low)s and %(high)s, not %(value)s")
             % {"name": name, "low": low, "high": high, "value": value},
+            _("enter a number from %(low)s to %(high)s, not %(value)s") % {"low": low, "high": high, "value": value},
         )
     return value
 

@@ -28,13 +28,19 @@ MAX_HANDS = 1000
 
 
 class HandError(ValueError):
-    """A hand that cannot be scored. ``hand`` is 1-based; ``field`` names the fact."""
+    """A hand that cannot be scored. ``hand`` is 1-based; ``field`` names the fact.
 
-    def __init__(self, hand: int | None, field: str, message: str):
+    ``message`` stands alone ("hand 3: defender_deadwood must be between 0 and 98, not 120"); ``detail``,
+    when given, says the same after the field's own label on a form ("Other player's deadwood: enter a
+    number from 0 to 98, not 120"), so that no language has to make a verb agree with a label it
+    cannot see, and the label is not said twice."""
+
+    def __init__(self, hand: int | None, field: str, message: str, detail: str | None = None):
         super().__init__(message)
         self.hand = hand
         self.field = field
         self.message = message
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -143,7 +149,12 @@ def _is_whole_number(value: Any) -> bool:
 def _check_deadwood(number: int, name: str, value: Any, low: int, high: int, message: str) -> int:
     """``message`` (translated, with %(number)s and %(name)s) asks for the missing figure."""
     if value is None:
-        raise HandError(number, name, message % {"number": number, "name": name})
+        raise HandError(
+            number,
+            name,
+            message % {"number": number, "name": name},
+            _("enter a number from %(low)s to %(high)s") % {"low": low, "high": high},
+        )
     if not _is_whole_number(value):
         raise HandError(
             number,
@@ -157,6 +168,7 @@ def _check_deadwood(number: int, name: str, value: Any, low: int, high: int, mes
             name,
             _("hand %(number)s: %(name)s must be between %(low)s and %(high)s, not %(value)s")
             % {"number": number, "name": name, "low": low, "high": high, "value": value},
+            _("enter a number from %(low)s to %(high)s, not %(value)s") % {"low": low, "high": high, "value": value},
         )
     return value
 

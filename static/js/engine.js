@@ -35,6 +35,9 @@
  *     Throws GinEngine.HandError {hand, field, message} for the first hand the
  *     server would refuse (hand is 1-based; null for the players or first
  *     dealer) and GinEngine.RuleError {field, message} for a bad rule set.
+ *     A figure out of its range (or missing) also carries `detail`: the same
+ *     refusal said after the field's label on a form ("Other player's deadwood:
+ *     enter a number from 0 to 98, not 120"), as the engine's HandError.detail.
  *
  *   GinEngine.resolveRules(spec) -> rule set (rules.resolve_rules: typed values)
  *   GinEngine.readRules(spec)    -> rule set (overrides.read_rules: also "off", "yes", "150")
@@ -123,10 +126,11 @@
   var MAX_BONUS = 10000;
   var HOLLYWOOD_GAMES = 3;
 
-  function RuleError(field, message) {
+  function RuleError(field, message, detail) {
     this.name = "RuleError";
     this.field = field;
     this.message = message;
+    this.detail = detail === undefined ? null : detail;
   }
   RuleError.prototype = Object.create(Error.prototype);
   RuleError.prototype.constructor = RuleError;
@@ -222,7 +226,9 @@
     }
     if (value < allowed[0] || value > allowed[1]) {
       throw new RuleError(name, interpolate(gettext("%(name)s must be between %(low)s and %(high)s, not %(value)s"),
-        { name: name, low: allowed[0], high: allowed[1], value: value }, true));
+        { name: name, low: allowed[0], high: allowed[1], value: value }, true),
+        interpolate(gettext("enter a number from %(low)s to %(high)s, not %(value)s"),
+          { low: allowed[0], high: allowed[1], value: value }, true));
     }
     return value;
   }
@@ -302,11 +308,12 @@
 
   // An error that names the hand (or null) and the field at fault, as the engine's HandError and RecordError do.
   function fieldErrorType(name) {
-    function FieldError(hand, field, message) {
+    function FieldError(hand, field, message, detail) {
       this.name = name;
       this.hand = hand;
       this.field = field;
       this.message = message;
+      this.detail = detail === undefined ? null : detail;
     }
     FieldError.prototype = Object.create(Error.prototype);
     FieldError.prototype.constructor = FieldError;
@@ -327,7 +334,8 @@
   // `missing` (translated, with %(number)s and %(name)s) asks for the figure when there is none.
   function checkDeadwood(number, name, value, low, high, missing) {
     if (value === null || value === undefined) {
-      throw new HandError(number, name, interpolate(missing, { number: number, name: name }, true));
+      throw new HandError(number, name, interpolate(missing, { number: number, name: name }, true),
+        interpolate(gettext("enter a number from %(low)s to %(high)s"), { low: low, high: high }, true));
     }
     if (!isWholeNumber(value)) {
       throw new HandError(number, name,
@@ -337,7 +345,9 @@
     if (value < low || value > high) {
       throw new HandError(number, name,
         interpolate(gettext("hand %(number)s: %(name)s must be between %(low)s and %(high)s, not %(value)s"),
-          { number: number, name: name, low: low, high: high, value: value }, true));
+          { number: number, name: name, low: low, high: high, value: value }, true),
+        interpolate(gettext("enter a number from %(low)s to %(high)s, not %(value)s"),
+          { low: low, high: high, value: value }, true));
     }
     return value;
   }

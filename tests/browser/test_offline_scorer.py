@@ -413,3 +413,30 @@ def test_a_refused_hand_names_its_hand_and_field(scorer_page):
         "field": "knocker_deadwood",
         "message": "hand 2: knocker_deadwood 6 is over the knock limit of 5 (the upcard is 5H)",
     }
+
+
+def test_a_figure_out_of_range_offline_carries_the_forms_words_as_the_engine_does(scorer_page):
+    """Offline, a form can lead with the box's label and say what the page says (HandError.detail)."""
+    from scoring.engine.rules import resolve_rules
+    from scoring.engine.score import HandError, HandFacts, score_session
+
+    errors = scorer_page.evaluate(
+        """() => [
+          [{ending: "gin", by: 1, defender_deadwood: 120}],
+          [{ending: "knock", by: 1, defender_deadwood: 30}],
+        ].map((hands) => {
+          try { GinEngine.scoreSession({preset: "standard"}, [1, 2], 1, hands); }
+          catch (e) { return [e.field, e.message, e.detail]; }
+        }).concat([(() => {
+          try { GinEngine.resolveRules({target: 0}); } catch (e) { return [e.field, e.message, e.detail]; }
+        })()])"""
+    )
+    expected = []
+    too_high = HandFacts(ending="gin", by=1, defender_deadwood=120)
+    for facts in (too_high, HandFacts(ending="knock", by=1, defender_deadwood=30)):
+        with pytest.raises(HandError) as refused:
+            score_session(resolve_rules({}), (1, 2), 1, [facts])
+        expected.append([refused.value.field, refused.value.message, refused.value.detail])
+    expected.append(["target", "target must be between 1 and 10000, not 0", "enter a number from 1 to 10000, not 0"])
+    assert errors == expected
+    assert expected[1][2] == "enter a number from 1 to 10"
