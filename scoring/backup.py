@@ -11,9 +11,9 @@ a new one after a restore), invitation links not yet used (likewise a live crede
 holds one joins the club), sessions (everyone signs in again), the API's idempotency replays
 and the sign-in lockout logs (both short-lived).
 
-Restore trusts nothing in the file: it takes only the models a backup writes, one row per key,
-fields each model has, password hashes, and rules and hands the engine can score, before it
-writes anything; then each row passes its model's own validation (``full_clean``) as it is
+Restore trusts nothing in the file: it takes only the models a backup writes (and of invitations only
+used ones), one row per key, fields each model has, password hashes, and rules and hands the engine
+can score, before it writes anything; then each row passes its model's own validation (``full_clean``) as it is
 written. The first fault is named (model, key, field) in one line and nothing is kept. A file
 whose digest does not match its content (edited, or cut short) is restored only when forced.
 """
@@ -56,9 +56,10 @@ EXTRA_MODELS = ("auth.Group", "auth.User", "admin.LogEntry")
 LEFT_OUT = {"scoring.IdempotentRequest", "scoring.StandingLine", "scoring.StandingTotal"}
 # Rows a freshly migrated install may already hold; restore replaces them.
 REPLACEABLE = {"players.SiteSettings"}
-# Only some rows of a model: an invitation link not yet used is a live credential (whoever holds it
-# joins the club), so only used ones (the club's history) are kept.
-ROWS_KEPT = {"players.Invitation": Q(accepted_at__isnull=False)}
+# Only some rows of a model, those whose field is set: an invitation link not yet used is a live credential
+# (whoever holds it joins the club), so only used ones (the club's history) are kept, and restore refuses
+# any other (written in by hand, it would revive a working link).
+ROWS_KEPT = {"players.Invitation": ("accepted_at", "an invitation link not yet used")}
 CHUNK = 2000
 # The header keys the digest covers, with every row as written.
 DIGESTED = ("format", "version", "written_at", "database", "migrations", "counts")
@@ -139,7 +140,7 @@ def _applied_migrations(using: str) -> dict[str, list[str]]:
 def _rows(model: type[Model], using: str) -> Iterator[dict[str, Any]]:
     queryset = model._default_manager.using(using).order_by("pk")
     if model._meta.label in ROWS_KEPT:
-        queryset = queryset.filter(ROWS_KEPT[model._meta.label])
+        queryset = queryset.filter(Q(**{f"{ROWS_KEPT[model._meta.label][0]}__isnull": False}))
     many = [relation.name for relation in model._meta.many_to_many]
     if many:
         queryset = queryset.prefetch_related(*many)
@@ -305,6 +306,10 @@ def _check_rows(rows: list[Any]) -> None:
             if name not in known or name == model._meta.pk.name:
                 raise _refuse(label, pk, name, f"{model._meta.object_name} has no such field.")
             _check_value(label, pk, model._meta.get_field(name), value)
+        if model._meta.label in ROWS_KEPT:
+            kept_when, refused = ROWS_KEPT[model._meta.label]
+            if fields.get(kept_when) is None:
+                raise _refuse(label, pk, kept_when, f"{refused}, which a backup never holds.")
         if label == "auth.user":
             _check_password(label, pk, fields.get("password"))
         if label == "scoring.season":

@@ -305,6 +305,13 @@ def second_copy_of_a_user_made_superuser(document):
     return user["pk"]
 
 
+def unused_admin_invitation(document):
+    """A used invitation made unused again, as an admin's (#38): a working link into the club if restored."""
+    row = next(row for row in document["objects"] if row["model"] == "players.invitation")
+    row["fields"].update(accepted_at=None, accepted_by=None, role="admin")
+    return row["pk"]
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(
     ("edit", "said"),
@@ -340,11 +347,13 @@ def second_copy_of_a_user_made_superuser(document):
          "field user: points at auth.user ['mallory'], which the backup does not hold."),
         (set_field("scoring.game", "time_called_after", 1, preset="hollywood"),
          "field time_called_after: a Hollywood sitting is not ended by time"),
+        (unused_admin_invitation,
+         "players.invitation {key}, field accepted_at: an invitation link not yet used, which a backup never holds"),
     ],
     ids=[
         "api-token", "session", "permission", "duplicate-user", "role", "slug", "plain-password",
         "deadwood-500", "bogus-ending", "points-1e30", "unknown-field", "target-minus-1", "dangling-link",
-        "same-name", "bad-time", "nul", "unknown-account", "hollywood-timed",
+        "same-name", "bad-time", "nul", "unknown-account", "hollywood-timed", "unused-invitation",
     ],
 )
 def test_restore_refuses_what_no_backup_holds_naming_the_object_and_field(written, tmp_path, edit, said):
