@@ -48,6 +48,38 @@ def hand_row_words_json() -> str:
     return json.dumps(hand_row_words())
 
 
+def offline_copy_json(game: Game, hands: list[Hand], *, editable: bool) -> str:
+    """The game's facts as the phone keeps them to score offline (static/js/offline.js), in a data attribute
+    of the sheet: every page that draws the sheet (a load, a save's answer, the live stream's) hands the
+    phone its true copy at once. ``updated_at`` is the copy's version: a page the phone kept for offline
+    use is older than what it has seen since, and never replaces it. Hands are ``[id, ending, by,
+    knocker_deadwood, defender_deadwood, upcard]`` in order (a 1000-hand game stays a few kilobytes).
+    """
+
+    def ref(player) -> dict:
+        return {"id": player.pk, "name": player.name}
+
+    players = {game.player_one_id: game.player_one, game.player_two_id: game.player_two}
+    return json.dumps(
+        {
+            "id": game.pk,
+            "updated_at": game.updated_at.isoformat() if game.updated_at else None,
+            "player_one": ref(game.player_one),
+            "player_two": ref(game.player_two),
+            "first_dealer": ref(players[game.first_dealer_id]),
+            "rules": game.rules,
+            "time_called_after": game.time_called_after,
+            "league_status": game.league_status,
+            "can_edit": editable,
+            "hands": [
+                [hand.pk, hand.ending, hand.by_id, hand.knocker_deadwood, hand.defender_deadwood, hand.upcard or None]
+                for hand in hands
+            ],
+        },
+        separators=(",", ":"),
+    )
+
+
 def upcard_text(upcard: str) -> str:
     return f"{upcard[:-1]}{SUIT_SYMBOLS.get(upcard[-1:], '')}" if upcard else ""
 

@@ -61,7 +61,14 @@ from scoring.permissions import (
     refuse_closed_season,
     result_waits_for,
 )
-from scoring.scoresheet import describe_result, hand_row_words_json, hands_hidden, sheet_boards, sheet_rows
+from scoring.scoresheet import (
+    describe_result,
+    hand_row_words_json,
+    hands_hidden,
+    offline_copy_json,
+    sheet_boards,
+    sheet_rows,
+)
 from scoring.selectors import game_for_sheet, game_list, game_session, todo_for
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
@@ -199,6 +206,7 @@ def sheet_context(
         "last_number": len(hands),
         "live": True,
         "version": game_version(game),  # what the sheet shows: its live stream compares it
+        "offline_copy": offline_copy_json(game, hands, editable=editable),
         **_league_context(request.user, game),
         **_card_context(form, game),
     }

@@ -3,7 +3,8 @@
  *
  * - Registers the service worker (/sw.js, scoring/pwa.py) that keeps the app shell and the pages seen.
  * - The badge in the header: online / offline / N waiting / two versions to choose from.
- * - On a scoresheet (/games/<id>/): keeps the game's facts (GET /api/games/<id>/) in IndexedDB; without a
+ * - On a scoresheet (/games/<id>/): keeps the game's facts (the sheet's data-game, the API's answers) in IndexedDB,
+ *   one copy per game written only by keepGame (newer replaces older, never the reverse); without a
  *   network a new hand, a correction or an undo is queued on the phone and
  *   the sheet is redrawn at once, scored by the offline scorer (static/js/engine.js, GinEngine.scoreSession:
  *   the same rules as the server), each such hand marked "not yet sent".
@@ -91,7 +92,67 @@
     });
   }
   function getGame(id) { return tx("games", "readonly", function (s) { return s.get(id); }); }
-  function putGame(game) { return tx("games", "readwrite", function (s) { return s.put({ id: game.id, game: game, seen: Date.now() }); }); }
+
+  // ---- the one owner of the phone's copy of a game ----------------------------------------------------
+  // Every path that shows this phone a newer sheet (a page load, a save's answer, a correction, a removal,
+  // an undo, the other phone's hand through the live stream, a sync answer) hands the game to keepGame,
+  // and only keepGame writes the copy. Its version is the server's `updated_at`: a copy is replaced by
+  // one as new or newer, never by an older one (a page this phone kept for offline use, shown again).
+  function versionOf(game) {
+    var text = game && game.updated_at;
+    if (!text) { return game && game.local ? Infinity : 0; }  // a game started offline: only the phone has it
+    var match = String(text).match(/^(.*?T\d\d:\d\d(?::\d\d)?)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)?$/);
+    if (!match) { return 0; }
+    var ms = Date.parse(match[1] + (match[3] || "Z"));
+    return ms * 1000 + Number(((match[2] || "") + "000000").slice(0, 6));
+  }
+  function keepGame(game) {
+    return tx("games", "readwrite", function (store) {
+      var read = store.get(game.id);
+      read.onsuccess = function () {
+        var kept = read.result;
+        if (kept && kept.game && versionOf(kept.game) > versionOf(game)) { return; }  // the phone knows better
+        store.put({ id: game.id, game: game, seen: Date.now() });
+      };
+      return null;
+    });
+  }
+  var putGame = keepGame;
+  // The copy the sheet on the page carries (scoring.scoresheet.offline_copy_json), in the API's shape.
+  function pageCopy(sheet) {
+    var text = sheet && sheet.getAttribute("data-game");
+    if (!text) { return null; }
+    var copy;
+    try { copy = JSON.parse(text); } catch (error) { return null; }
+    copy.hands = copy.hands.map(function (row, i) {
+      return { id: row[0], number: i + 1, ending: row[1], by: row[2], knocker_deadwood: row[3], defender_deadwood: row[4], upcard: row[5] };
+    });
+    copy.hand_count = copy.hands.length;
+    return copy;
+  }
+  // The sheet on the page changed (swapped by a save's answer or the live stream): keep what it shows.
+  var keptFromPage = null;  // the data-game text last kept, so a redraw showing the same sheet costs nothing
+  function keepPageCopy() {
+    var sheet = document.getElementById("sheet");
+    var text = sheet && sheet.getAttribute("data-game");
+    if (!text || text === keptFromPage) { return Promise.resolve(null); }
+    keptFromPage = text;
+    var copy = pageCopy(sheet);
+    if (!copy) { return Promise.resolve(null); }
+    return keepGame(copy).then(function () { return refresh(copy.id, { quiet: true }); }).catch(function () { return null; });
+  }
+  if (window.MutationObserver) {
+    new MutationObserver(function (changes) {
+      var touched = changes.some(function (change) {
+        var target = change.target;
+        if (change.type === "attributes") { return target.id === "sheet"; }
+        return Array.prototype.some.call(change.addedNodes, function (node) {
+          return node.nodeType === 1 && (node.id === "sheet" || (node.querySelector && node.querySelector("#sheet")));
+        });
+      });
+      if (touched && sheetGameId() !== null && !isLocal(sheetGameId())) { keepPageCopy(); }
+    }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-game"] });
+  }
   function allOps() {
     return tx("queue", "readonly", function (s) { return s.getAll(); }).then(function (ops) {
       return (ops || []).sort(function (a, b) { return a.seq - b.seq; });
@@ -168,6 +229,8 @@
   }
   function sameFacts(a, b) { return JSON.stringify(factsOf(a)) === JSON.stringify(factsOf(b)); }
 
+  // A correction or removal names the stored hand by its id (its number moves if an earlier one goes).
+  function sameHand(hand, op) { return op.hand_id ? hand.id === op.hand_id : hand.number === op.number; }
   // The hands as this phone sees them: [{number, id, facts, op}] (op: the queued write not yet sent).
   function localHands(game, ops) {
     var hands = game.hands.map(function (h) { return { number: h.number, id: h.id, facts: factsOf(h), op: null }; });
@@ -181,9 +244,9 @@
       if (op.op === "add") {
         hands.push({ number: hands.length + 1, id: null, facts: op.facts, op: op });
       } else if (op.op === "edit") {
-        hands.forEach(function (h) { if (h.number === op.number) { h.facts = op.facts; h.op = op; } });
+        hands.forEach(function (h) { if (sameHand(h, op)) { h.facts = op.facts; h.op = op; } });
       } else if (op.op === "remove") {
-        hands = hands.filter(function (h) { return h.number !== op.number; });
+        hands = hands.filter(function (h) { return !sameHand(h, op); });
         hands.forEach(function (h, i) { h.number = i + 1; });
       }
     });
@@ -482,15 +545,21 @@
     });
   }
 
-  function refresh(gameId) {
+  // The sheet as this phone holds it. Drawn when changes wait, or when the page shows an older sheet than
+  // the phone's copy (a page kept for offline use, opened again); `quiet`: never drawn over the server's.
+  function refresh(gameId, options) {
     return Promise.all([getGame(gameId), opsOf(gameId)]).then(function (both) {
       var stored = both[0];
       var ops = both[1];
-      if (!stored) { return null; }
+      if (!stored || !stored.game) { return null; }
       var hands = localHands(stored.game, ops);
-      return score(stored.game, hands).then(function (session) {
+      var shown = pageCopy(document.getElementById("sheet"));
+      var behind = shown && shown.id === gameId && versionOf(shown) < versionOf(stored.game);
+      var draw = (ops.length || behind) && !(options && options.quiet && !ops.length);
+      // Nothing to draw: the scorer is not asked for before the page has loaded (no part of the first paint).
+      return (draw ? Promise.resolve() : whenIdle()).then(function () { return score(stored.game, hands); }).then(function (session) {
         current = { gameId: gameId, game: stored.game, ops: ops, hands: hands, session: session };
-        if (ops.length) { drawSheet(current); }
+        if (draw) { drawSheet(current); }
         return current;
       });
     });
@@ -1285,19 +1354,13 @@
   }
 
   // ---- start --------------------------------------------------------------------------------------
-  function keepSheet(gameId) {
-    // The game's facts for the offline scorer (the worker also keeps this answer), and the page itself.
-    if (navigator.onLine === false) { return Promise.resolve(); }
-    return api("GET", "/api/games/" + gameId + "/").then(function (answer) {
-      if (answer.status === 200 && answer.data && answer.data.id === gameId) {
-        return opsOf(gameId).then(function (ops) {
-          // While changes wait, keep the figures they were scored against until they are sent.
-          if (!ops.length) { return putGame(answer.data); }
-          return null;
-        });
-      }
-      return null;
-    }, function () { return null; });
+  function keepSheet() {
+    // The game's facts for the offline scorer come with the page (#sheet data-game): kept unless older.
+    var sheet = document.getElementById("sheet");
+    var copy = pageCopy(sheet);
+    if (!copy) { return Promise.resolve(); }
+    keptFromPage = sheet.getAttribute("data-game");
+    return keepGame(copy);
   }
 
   // The waiting page is kept once per tab for each signed-in state (the shell's copy may predate
@@ -1337,7 +1400,7 @@
     if (document.querySelector("form.new-game")) { ready.push(engineWhenIdle().catch(function () { return null; })); }
     var gameId = sheetGameId();
     if (gameId && !isLocal(gameId)) {
-      ready.push(keepSheet(gameId).then(function () { return refresh(gameId); }).then(function () {
+      ready.push(keepSheet().then(function () { return refresh(gameId); }).then(function () {
         return engineWhenIdle();  // loaded (and cached) while the network is here
       }).catch(function () { return null; }));
     }
