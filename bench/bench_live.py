@@ -115,6 +115,7 @@ def start_server(port: int, count: int) -> subprocess.Popen:
         "ALLOWED_HOSTS": "127.0.0.1",
         "SECURE_SSL_REDIRECT": "false",
         "DJANGO_SETTINGS_MODULE": "ginleague.settings",
+        "LIVE_STREAMS_PER_ADDRESS": "0",  # every page of the bench comes from this one address
     }
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "ginleague.asgi:application", "--host", "127.0.0.1", "--port", str(port),

@@ -239,6 +239,10 @@ AXES_RESET_ON_SUCCESS = True
 NUM_PROXIES = int(os.environ["NUM_PROXIES"]) if os.environ.get("NUM_PROXIES") else None
 AXES_IPWARE_PROXY_COUNT = NUM_PROXIES
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if NUM_PROXIES else ("REMOTE_ADDR",)
+# Live pages' event streams one client address may hold open at once in one server process (each holds a
+# socket, a file descriptor, for minutes); one more is refused with 429. 0: no limit. A club whose members
+# share one Wi-Fi address needs it above the screens open on its busiest night (divided by the workers).
+LIVE_STREAMS_PER_ADDRESS = int(os.environ.get("LIVE_STREAMS_PER_ADDRESS", "200"))
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 from django.urls import reverse
 
@@ -195,3 +196,39 @@ def test_the_club_page_shows_its_games_in_play_and_its_stream_hears_them(client)
     )
     assert status == 200 and _names(heard) == ["ready", "club"]
     assert "1 hand played" in client.get(reverse("league:club", args=[cast.club.slug])).content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_address_holds_at_most_the_configured_number_of_streams(settings):
+    """One client cannot hold the process's file descriptors: one stream too many is a clear 429."""
+    from scoring.league import streams
+
+    settings.LIVE_STREAMS_PER_ADDRESS = 2
+    cast = make_club(name="Capped Live")
+    season = open_season(cast)
+    url = reverse("live_events") + f"?season={season.pk}"
+
+    async def open_three_then_one_more():
+        client = AsyncClient()
+        held = [await client.get(url), await client.get(url)]
+        reading = [response.streaming_content for response in held]  # one iterator each, kept
+        for response, events in zip(held, reading, strict=True):  # both are open: they answer
+            assert response.status_code == 200 and b"retry: 1000" in await anext(events)
+        refused = await client.get(url)
+        assert refused.status_code == 429  # the third
+        await reading[0].aclose()  # one page closed, and the server closed its answer: its place is free again
+        await sync_to_async(held[0].close)()
+        again = await client.get(url)
+        open_now = streams.open_streams("127.0.0.1")
+        for response, events in ((held[1], reading[1]), (again, again.streaming_content)):
+            await anext(events)
+            await events.aclose()
+            await sync_to_async(response.close)()
+        return refused, again.status_code, open_now, streams.open_streams("127.0.0.1")
+
+    refused, again, open_now, open_after = run_async(open_three_then_one_more())
+    assert refused.status_code == 429 and refused["Retry-After"] == "60"
+    assert refused.content.decode() == (
+        "Too many live pages are open from your address (at most 2). Close some, then reload this one."
+    )
+    assert again == 200 and open_now == 2 and open_after == 0
