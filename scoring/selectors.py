@@ -4,6 +4,7 @@ import datetime
 from dataclasses import dataclass
 from functools import cache
 
+from django.contrib.auth import get_user_model
 from django.db import connections, router
 from django.db.models import Case, Count, F, Field, IntegerField, Prefetch, Q, QuerySet, Sum, Value, When
 from django.db.models.sql import Query
@@ -16,6 +17,7 @@ from scoring.engine.rules import RuleSet, resolve_rules
 from scoring.engine.score import HandFacts, SessionResult, score_session
 from scoring.models import Fixture, Game, GameScore, Hand, LeagueStatus, Season
 from scoring.permissions import asked_to_confirm_q, visible_game_q
+from scoring.prepared import Prepared
 
 GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
 
@@ -36,6 +38,20 @@ def game_list(*, player=None, viewer=None, of_user=None) -> QuerySet[Game]:
     if of_user is not None:
         games = games.filter(Q(created_by=of_user) | Q(player_one__user=of_user) | Q(player_two__user=of_user))
     return games.order_by("over", "-created_at")
+
+
+def _own_games(user_id: int, limit: int = 50):
+    user = get_user_model()(pk=user_id)
+    return game_list(viewer=user, of_user=user)[:limit]
+
+
+_OWN_GAMES = Prepared(Game, _own_games, user_id=int)
+
+
+def own_games(user) -> list[Game]:
+    """The latest 50 games ``user`` plays in or started, of clubs they may see (their home page, every
+    visit: the SQL is built once, scoring/prepared.py); ``game_list`` says the order."""
+    return _OWN_GAMES(user_id=user.pk)
 
 
 def game_detail(*, pk: int) -> Game:
@@ -277,15 +293,13 @@ def open_season_ids(club) -> list[int]:
     return list(Season.objects.filter(club=club, closed_at__isnull=True).values_list("pk", flat=True))
 
 
-def todo_for(user, *, invitation_tokens=(), today=None) -> Todo:
-    """The to-do list of ``user`` in at most three queries, whatever the number of clubs and seasons:
-    league games (to confirm, disputed), fixtures due, invitations (only when there are tokens)."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return Todo([], [], [], [])
-    today = today or timezone.localdate()
+def _todo_games(user_id: int):
+    """Finished league results of open seasons waiting for the user, and disputed ones of theirs or of
+    the clubs they run (built once per database: ``_TODO_GAMES``)."""
+    user = get_user_model()(pk=user_id)
     mine = Q(player_one__user=user) | Q(player_two__user=user)
     managed = Membership.objects.filter(player__user=user, role__in=MANAGER_ROLES).values("club_id")
-    games = list(
+    return (
         Game.objects.filter(season__isnull=False, season__closed_at__isnull=True, over=True)
         .filter(
             asked_to_confirm_q(user)
@@ -294,13 +308,32 @@ def todo_for(user, *, invitation_tokens=(), today=None) -> Todo:
         .select_related("player_one", "player_two", "winner", "season", "season__club")
         .order_by("finished_at", "pk")
     )
-    due = list(
-        Fixture.objects.filter(Q(home__user=user) | Q(away__user=user))
-        .filter(season__closed_at__isnull=True, due_on__lte=today + datetime.timedelta(days=DUE_SOON_DAYS))
+
+
+def _todo_fixtures(user_id: int, due_by: datetime.date):
+    """The user's fixtures of open seasons not played yet and due by ``due_by`` (``_TODO_FIXTURES``)."""
+    return (
+        Fixture.objects.filter(Q(home__user_id=user_id) | Q(away__user_id=user_id))
+        .filter(season__closed_at__isnull=True, due_on__lte=due_by)
         .filter(Q(game__isnull=True) | Q(game__over=False))
         .select_related("home", "away", "season", "season__club", "game")
         .order_by("due_on", "round", "pk")
     )
+
+
+# Every signed-in page's "Needs you" asks these two: their SQL is built once (scoring/prepared.py).
+_TODO_GAMES = Prepared(Game, _todo_games, user_id=int)
+_TODO_FIXTURES = Prepared(Fixture, _todo_fixtures, user_id=int, due_by=datetime.date)
+
+
+def todo_for(user, *, invitation_tokens=(), today=None) -> Todo:
+    """The to-do list of ``user`` in at most three queries, whatever the number of clubs and seasons:
+    league games (to confirm, disputed), fixtures due, invitations (only when there are tokens)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Todo([], [], [], [])
+    today = today or timezone.localdate()
+    games = _TODO_GAMES(user_id=user.pk)
+    due = _TODO_FIXTURES(user_id=user.pk, due_by=today + datetime.timedelta(days=DUE_SOON_DAYS))
     for fixture in due:
         fixture.overdue = is_overdue(fixture, today)
     invitations = []

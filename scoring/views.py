@@ -69,17 +69,18 @@ from scoring.scoresheet import (
     sheet_boards,
     sheet_rows,
 )
-from scoring.selectors import game_for_sheet, game_list, game_session, todo_for
+from scoring.selectors import game_for_sheet, game_list, game_session, own_games, todo_for
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
 
 
 def home(request):
-    if no_one_can_sign_in():  # first run: create the owner
+    # First run: create the owner (someone signed in has an account: no need to ask the database).
+    if not request.user.is_authenticated and no_one_can_sign_in():
         return redirect("setup")
     # A member sees their own games; everyone's (every club's they can see) is one link away.
     show_all = request.GET.get("show") == "all" or not request.user.is_authenticated
-    games = list(game_list(viewer=request.user, of_user=None if show_all else request.user)[:50])
+    games = list(game_list(viewer=request.user)[:50]) if show_all else own_games(request.user)
     todo = _todo(request)
     return render(request, "scoring/home.html", {"games": games, "show_all": show_all, "todo": todo})
 
