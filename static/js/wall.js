@@ -99,7 +99,8 @@
     offerNext(form, freshForm);
     return added;
   }
-  // The hand number this form was typed for was taken on another phone: say so before Save.
+  // The hand number this form was typed for moved on another phone (a hand recorded there, or one
+  // removed): say which before Save, and offer the number the hand would have now.
   function offerNext(form, freshForm) {
     var typedFor = expectedNumber(form);
     var next = expectedNumber(freshForm);
@@ -117,10 +118,16 @@
     }
     notice.textContent = "";
     var text = document.createElement("p");
-    text.textContent = next
-      ? interpolate(gettext("Hand %(number)s was recorded on another phone meanwhile."), { number: typedFor }, true)
-      : interpolate(gettext("Hand %(number)s was recorded on another phone meanwhile, and the game is over."),
-        { number: typedFor }, true);
+    var removed = next ? parseInt(typedFor, 10) - parseInt(next, 10) : 0;
+    if (removed > 0) {
+      text.textContent = interpolate(ngettext("A hand was removed on another phone meanwhile.",
+        "%(count)s hands were removed on another phone meanwhile.", removed), { count: removed }, true);
+    } else {
+      text.textContent = next
+        ? interpolate(gettext("Hand %(number)s was recorded on another phone meanwhile."), { number: typedFor }, true)
+        : interpolate(gettext("Hand %(number)s was recorded on another phone meanwhile, and the game is over."),
+          { number: typedFor }, true);
+    }
     notice.appendChild(text);
     if (next) {
       var take = document.createElement("button");

@@ -8,6 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from scoring import services
 from scoring.models import Game
 from tests.browser.conftest import sign_in
 from tests.browser.test_kitchen import enter_hand, save_hand
@@ -60,6 +61,30 @@ def test_two_phones_on_one_scoresheet(new_page, asgi_server):  # noqa: F811
     assert quinn.evaluate("window.notReloaded") is True and pat.evaluate("window.notReloaded") is True
     for page in (pat, quinn):
         page.goto("about:blank")  # the browser ends its event stream before the server stops
+
+
+def test_a_hand_removed_on_the_other_phone_is_said_as_removed_on_the_half_typed_form(new_page, asgi_server):  # noqa: F811
+    _director, _club, _season, game = club_night()
+    pat_player = game.player_one
+    for defender in (20, 25):
+        services.hand_record(game=game, ending="knock", by=pat_player, knocker_deadwood=4, defender_deadwood=defender)
+    quinn = phone(new_page, asgi_server, "quinn", f"/games/{game.pk}/")
+    expect(quinn.locator("#record h2")).to_have_text("Hand 3")
+    enter_hand(quinn, ending="Knock", by="quinn", knocker=5)
+
+    services.hand_remove_last(game=Game.objects.get(pk=game.pk), removed_by=pat_player.user)  # on Pat's phone
+    expect(quinn.locator("table.hands tbody tr")).to_have_count(1, timeout=WITHIN)
+    taken = quinn.locator("#record .hand-taken")
+    expect(taken).to_contain_text("A hand was removed on another phone meanwhile.")
+    expect(taken).not_to_contain_text("recorded")
+    taken.get_by_role("button", name="Record this as hand 2").click()
+    expect(quinn.locator("#record h2")).to_have_text("Hand 2")
+    expect(quinn.get_by_label("Knocker's deadwood")).to_have_value("5")
+    quinn.get_by_label("Other player's deadwood").fill("30")
+    save_hand(quinn, 2)
+    assert Game.objects.get(pk=game.pk).hand_count == 2
+    assert quinn.evaluate("window.notReloaded") is True
+    quinn.goto("about:blank")
 
 
 def test_a_season_page_and_a_to_do_count_follow_a_confirmation_in_another_context(new_page, asgi_server):  # noqa: F811
