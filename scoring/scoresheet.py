@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from scoring.audit import ENDING_WORDS
+from scoring.audit import ENDING_WORDS, ROW_ENDINGS
 from scoring.engine.card_facts import best_play_note
 from scoring.engine.cards import SUIT_SYMBOLS
 from scoring.engine.score import HandResult, SessionResult, running_totals
@@ -38,7 +38,10 @@ def hand_row_words() -> dict:
         "upcard": _("up {upcard}"),
         "dealt": _("{dealer} dealt"),
         "joiner": " · ",
-        "endings": {ending: str(word).lower() for ending, word in ENDING_WORDS.items()},
+        "endings": {
+            **{ending: str(words) for ending, words in ROW_ENDINGS.items()},
+            "dead": str(ENDING_WORDS["dead"]).lower(),
+        },
         "suits": SUIT_SYMBOLS,
     }
 

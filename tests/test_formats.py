@@ -21,7 +21,7 @@ SHOWN = Template(
         ("de", "5. März 2026|5. März 2026 19:30|5. März|19:30|05.03.2026|2,5"),
         ("es", "5 de marzo de 2026|5 de marzo de 2026 a las 19:30|5 de marzo|19:30|05/03/2026|2,5"),
         ("fr", "5 mars 2026|5 mars 2026 19:30|5 mars|19:30|05/03/2026|2,5"),
-        ("pt-br", "5 de Março de 2026|5 de Março de 2026 às 19:30|5 de Março|19:30|05/03/2026|2,5"),
+        ("pt-br", "5 de março de 2026|5 de março de 2026 às 19:30|5 de março|19:30|05/03/2026|2,5"),
     ],
 )
 def test_each_language_shows_dates_times_and_numbers_its_own_way(language, expected):

@@ -124,7 +124,7 @@ def test_a_german_phone_scores_a_league_game_offline_and_back_while_a_spanish_wa
     phone.get_by_role("button", name="Spiel speichern").click()
     expect(phone.locator(".notice")).to_contain_text("Spiel 1 gespeichert: quinn unterbietet (29).")
     rows = phone.locator("table.hands tbody tr")
-    expect(rows.nth(0).locator("td.what")).to_contain_text("pat klopft, unterboten von quinn")
+    expect(rows.nth(0).locator("td.what")).to_contain_text("pat hat geklopft, von quinn unterboten")
     shows_only(phone, "Restpunkte 8 gegen 4", "braucht noch 71", "Bearbeiten", "Spiel 1 rückgängig machen")
     expect(wall.locator(f"li[data-game='{game.pk}'] .points")).to_have_text("0\u201329")
     expect(wall.locator(f"li[data-game='{game.pk}'] .hands")).to_have_text("mano 1")
@@ -135,7 +135,7 @@ def test_a_german_phone_scores_a_league_game_offline_and_back_while_a_spanish_wa
     deadwood(phone, None, 20)
     phone.get_by_role("button", name="Spiel speichern").click()
     expect(phone.locator(".notice")).to_contain_text("Spiel 2 gespeichert")
-    expect(rows.nth(1).locator("td.what")).to_contain_text("quinn: gin")
+    expect(rows.nth(1).locator("td.what")).to_contain_text("quinn hat Gin gemacht")
     shows_only(phone, "quinn macht Gin (45)", "braucht noch 26", "Restpunkte 0 gegen 20")
 
     # The phone keeps what it needs offline, then loses the network and scores hand 3: pat knocks 3 v 10.
@@ -152,7 +152,7 @@ def test_a_german_phone_scores_a_league_game_offline_and_back_while_a_spanish_wa
     phone.get_by_role("button", name="Spiel speichern").click()
     expect(phone.locator("table.hands tbody tr.unsent")).to_have_count(1)
     expect(phone.locator("#net-badge")).to_have_text("Offline · 1 wartend")
-    expect(rows.nth(2).locator("td.what")).to_contain_text("pat: klopfen")
+    expect(rows.nth(2).locator("td.what")).to_contain_text("pat hat geklopft")
     shows_only(phone, "1 Änderung noch nicht gesendet", "sobald das Netz wieder da ist", "braucht noch 93")
     assert Hand.objects.filter(game=game).count() == 2
 
