@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
@@ -171,4 +172,8 @@ def game_names(game: Game) -> dict[int, str]:
 
 
 def game_audit_trail(game: Game):
-    return FactChange.objects.filter(game=game).select_related("actor").order_by("at", "pk")
+    """The game's history, after that of any earlier game of its fixture that an organiser voided."""
+    lines = Q(game=game)
+    if getattr(game, "fixture_id", None) is not None:
+        lines |= Q(game__isnull=True, fixture_id=game.fixture_id)
+    return FactChange.objects.filter(lines).select_related("actor").order_by("at", "pk")

@@ -377,8 +377,13 @@ class FactChange(models.Model):
         REOPENED = "reopened", _("Result provisional again (a player changed it)")
         TIME_CALLED = "time_called", _("Time called")
         TIME_WITHDRAWN = "time_withdrawn", _("Time call withdrawn")
+        VOIDED = "voided", _("Result voided by an organiser")
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="fact_changes")
+    # A voided game's lines stay with its fixture (game null, fixture set): the fixture's history.
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.CASCADE, related_name="fact_changes")
+    fixture = models.ForeignKey(
+        "Fixture", null=True, blank=True, on_delete=models.CASCADE, related_name="fact_changes"
+    )
     action = models.CharField(max_length=20, choices=Action.choices)
     hand_number = models.PositiveIntegerField(null=True, blank=True)
     what = models.CharField(max_length=100, blank=True)

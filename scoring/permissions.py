@@ -99,6 +99,48 @@ def edit_refusal(user, game) -> str:
     return _("Only the game's players, its creator and staff may change it.")
 
 
+# Deleting a whole game. A finished league game is never deleted by a player: its result stays, confirmed
+# or not. An organiser of its club who did not play in it (or staff) may void it, with a reason
+# (scoring.league.services.game_void): its history then stays with its fixture, which is open again.
+
+
+def is_void_not_delete(game) -> bool:
+    """Whether removing ``game`` is voiding a finished league result (a reason needed) rather than deleting."""
+    return getattr(game, "season_id", None) is not None and bool(game.over)
+
+
+def delete_refusal(user, game) -> str:
+    """Why ``user`` may not delete (or void) ``game`` now, saying what to do instead ("" when they may)."""
+    if user is None or not user.is_authenticated:
+        return _("Sign in to delete a game.")
+    if season_is_closed(game):
+        return str(CLOSED_SEASON)
+    if is_void_not_delete(game):
+        organiser = user.is_staff or user.is_superuser or can_correct_game(user, game)
+        if organiser and not plays_in(user, game):
+            if getattr(game, "fixture_id", None) is None:
+                return _(
+                    "Only a fixture's game is voided (its history stays with the fixture); correct the hands "
+                    "of this game instead."
+                )
+            return ""
+        if game.league_status == LeagueStatus.CONFIRMED:
+            return _(
+                "This result is confirmed: a finished league game is never deleted. An organiser of the club "
+                "who did not play in it may void it, with a reason kept in the fixture's history."
+            )
+        return _(
+            "A finished league game is never deleted by its players: its result stays until it is confirmed "
+            "or disputed. An organiser of the club who did not play in it may void it, with a reason kept "
+            "in the fixture's history."
+        )
+    if can_edit_game(user, game) and (
+        user.is_staff or user.is_superuser or (game.created_by_id is not None and game.created_by_id == user.pk)
+    ):
+        return ""
+    return _("Only the game's creator or staff may delete this game.")
+
+
 # Whose record a casual game may go on.
 
 

@@ -112,6 +112,7 @@ def league_endpoints(w: League):
         ),
         ("fixtures list", "get", "/api/fixtures/", None, "list", 200),
         ("fixture detail", "get", f"/api/fixtures/{fixture.pk}/", None, "read", 200),
+        ("fixture history", "get", f"/api/fixtures/{fixture.pk}/history/", None, "read", 200),
         ("fixture start", "post", f"/api/fixtures/{fixture.pk}/start/", {}, "start", 201),
         ("league game detail", "get", f"/api/games/{game.pk}/", None, "read", 200),
         ("game audit", "get", f"/api/games/{game.pk}/audit/", None, "read", 200),
@@ -127,7 +128,8 @@ def league_endpoints(w: League):
 LEAGUE_ENDPOINT_NAMES = [
     "clubs list", "club detail", "club create", "club update", "club members", "club seasons", "season create",
     "seasons list", "season detail", "season update", "standings", "open game start", "fixtures list",
-    "fixture detail", "fixture start", "league game detail", "game audit", "game confirm", "game dispute",
+    "fixture detail",
+    "fixture history", "fixture start", "league game detail", "game audit", "game confirm", "game dispute",
     "club ratings", "club hands", "player ratings", "player hands",
 ]  # fmt: skip
 
@@ -135,7 +137,8 @@ LEAGUE_ENDPOINT_NAMES = [
 LEAGUE_ROUTES = frozenset(
     {
         "club-list", "club-detail", "club-members", "club-seasons", "season-list", "season-detail",
-        "season-standings", "season-games", "fixture-list", "fixture-detail", "fixture-start", "game-audit",
+        "season-standings", "season-games", "fixture-list", "fixture-detail",
+        "fixture-history", "fixture-start", "game-audit",
         "game-confirm", "game-dispute", "club-ratings", "club-hands", "player-ratings", "player-hands",
     }
 )  # fmt: skip

@@ -49,7 +49,7 @@ from scoring.api.common import (
 from scoring.api.filters import GameFilter, PlayerFilter
 from scoring.api.idempotency import HEADER, idempotent, key_problem
 from scoring.api.json_text import find_nul
-from scoring.api.permissions import CanEditGame, SignedInSession, can_delete_game, visible_game_q
+from scoring.api.permissions import CanEditGame, SignedInSession, visible_game_q
 from scoring.api.throttles import TokenThrottle, UserThrottle
 from scoring.engine.record import RecordError, parse_record
 from scoring.league import services as league
@@ -185,18 +185,33 @@ class GameViewSet(viewsets.GenericViewSet):
         return idempotent(request, perform, self.handle_exception)
 
     @extend_schema(
-        summary="Delete a game (its creator or staff)",
-        parameters=[IDEMPOTENCY_KEY],
+        summary="Delete a game (its creator or staff), or void a finished league result (an organiser)",
+        description="A finished league game is never deleted by a player (403, saying why). An organiser of its "
+        "club who did not play in it voids it with a `reason` (JSON body or query string; 400 naming `reason` "
+        "without one): the game is deleted, the fixture is open again, and its history, with the reason, "
+        "stays with the fixture (`GET /api/fixtures/{id}/history/`).",
+        parameters=[
+            IDEMPOTENCY_KEY,
+            OpenApiParameter("reason", str, OpenApiParameter.QUERY, required=False,
+                             description="Why a finished league result is voided (as the JSON body's `reason`)."),
+        ],
         responses={204: None, **WRITE_ERRORS},
     )
     def destroy(self, request, pk=None):
         game = game_or_404(pk, request.user)
         permissions.refuse_closed_season(season_id=game.season_id)  # the state first (400), then the person
-        if not can_delete_game(request.user, game):
-            raise PermissionDenied(_("Only the game's creator or staff may delete this game."))
+        refusal = permissions.delete_refusal(request.user, game)
+        if refusal:
+            raise PermissionDenied(refusal)
 
         def perform():
-            services.game_delete(game=game)
+            if permissions.is_void_not_delete(game):
+                data = request.data if "reason" in request.data else request.query_params
+                serializer = ls.VoidSerializer(data=data)
+                serializer.is_valid(raise_exception=True)
+                league.game_void(game=game, voided_by=request.user, reason=serializer.validated_data.get("reason", ""))
+            else:
+                services.game_delete(game=game)
             return Response(status=status.HTTP_204_NO_CONTENT)
 
         return idempotent(request, perform, self.handle_exception)

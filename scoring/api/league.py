@@ -459,6 +459,16 @@ class FixtureViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             raise Http404(_("No such fixture.")) from None
 
     @extend_schema(
+        summary="A fixture's history: the audit lines of its games an organiser voided",
+        description="Each voided game's lines, ending with the line saying who voided it and why (`comment`).",
+        responses={200: ls.FactChangeSerializer(many=True), **READ_ERRORS},
+    )
+    @action(detail=True, methods=["get"], pagination_class=None, filterset_class=None)
+    def history(self, request, pk=None):
+        fixture = self.get_object()
+        return Response(ls.FactChangeSerializer(league.fixture_history(fixture_id=fixture.pk), many=True).data)
+
+    @extend_schema(
         summary="Start the fixture's game (its two players or the club's admins)",
         description="Under the season's rules, once: a second start is refused (400, field `fixture`).",
         request=ls.FixtureStartSerializer,

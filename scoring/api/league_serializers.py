@@ -264,6 +264,15 @@ class ConfirmSerializer(serializers.Serializer):
     comment = TextField(required=False, allow_blank=True, max_length=2000, default="")
 
 
+class VoidSerializer(serializers.Serializer):
+    reason = TextField(
+        required=False,
+        allow_blank=True,
+        max_length=2000,
+        help_text="Why the finished result is voided (kept in the fixture's history); required.",
+    )
+
+
 class DisputeSerializer(serializers.Serializer):
     comment = TextField(max_length=2000, help_text="What is wrong with the result, for the club's admins.")
 

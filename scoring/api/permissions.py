@@ -4,8 +4,8 @@ from django.utils.translation import gettext_lazy
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from scoring.permissions import (
-    can_edit_game,
     can_view_game,
+    delete_refusal,
     edit_refusal,
     refuse_closed_season,
     visible_club_q,
@@ -16,11 +16,9 @@ __all__ = ["SignedInSession", "CanEditGame", "can_delete_game", "can_view_game",
 
 
 def can_delete_game(user, game) -> bool:
-    """Deleting a whole game is for its creator and staff only, and only while they may change it at all
-    (a confirmed league result is not deleted by its creator)."""
-    if user is None or not user.is_authenticated or not can_edit_game(user, game):
-        return False
-    return bool(user.is_staff or user.is_superuser or (game.created_by_id and game.created_by_id == user.pk))
+    """Deleting a whole game: its creator and staff while they may change it; a finished league game only
+    voided by an organiser who did not play (scoring.permissions.delete_refusal says why not)."""
+    return not delete_refusal(user, game)
 
 
 class SignedInSession(BasePermission):

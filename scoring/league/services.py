@@ -608,6 +608,49 @@ def game_dispute(*, game: Game, disputed_by, comment: str) -> Game:
     return game
 
 
+def game_void(*, game: Game, voided_by, reason: str) -> None:
+    """An organiser who did not play voids a finished league result: the game is deleted (its result no
+    longer counts, the fixture is open again) and its history, with a line saying who voided it and why,
+    stays with the fixture. A player never erases a result (``permissions.delete_refusal``)."""
+    reason = (reason or "").strip()
+    with transaction.atomic():
+        locked = (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("season", "player_one", "player_two")
+            .get(pk=game.pk)
+        )
+        _refuse_closed(locked.season_id)
+        refusal = permissions.delete_refusal(voided_by, locked)
+        if refusal:
+            raise PermissionDenied(refusal)
+        if not permissions.is_void_not_delete(locked):
+            raise ValidationError({"game": _("Only a finished league result is voided; this game is not over.")})
+        if not reason:
+            raise ValidationError(
+                {"reason": _("Say why the result is voided: the reason stays in the fixture's history.")}
+            )
+        winner = _winner_name(locked)
+        audit_record(
+            game=locked,
+            actor=voided_by,
+            action=FactChange.Action.VOIDED,
+            what=lambda: _("%(one)s v %(two)s") % {"one": locked.player_one.name, "two": locked.player_two.name},
+            before=lambda: _result_words(locked, winner),
+            after=gettext_lazy("voided: the game is deleted and the fixture can be played again"),
+            comment=reason[:2000],
+        )
+        notify_change(game=locked)  # live pages of the game and its season hear of it when this commits
+        FactChange.objects.filter(game=locked).update(game=None, fixture=locked.fixture_id)
+        services.game_delete(game=locked)
+
+
+def fixture_history(*, fixture_id: int):
+    """The lines of a fixture's voided games, oldest first (the games themselves are gone)."""
+    return FactChange.objects.filter(fixture_id=fixture_id, game__isnull=True).select_related("actor").order_by(
+        "at", "pk"
+    )
+
+
 def _winner_name(game: Game) -> str:
     return Player.objects.only("name").get(pk=game.winner_id).name if game.winner_id else ""
 
