@@ -831,3 +831,23 @@ def test_while_a_round_is_in_play_the_organiser_sees_why_the_next_waits_and_time
     client.post(reverse("league:night_time", args=base))
     page = client.get(reverse("league:night", args=base)).content.decode()
     assert "Time has been called" in page and "Time (for the room)" not in page
+
+
+def test_a_draft_pairing_is_shown_to_the_nights_organisers_only(client):
+    """#38 item 4: an unpublished draft (its tables, the bye) is the organisers' to check, not the room's."""
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=5)
+    base = [cast.club.slug, night_.pk]
+    client.force_login(cast.owner)
+    client.post(reverse("league:night_pair", args=base), {"first_round": "random"})
+    assert "Round 1: pairing to check" in client.get(reverse("league:night", args=base)).content.decode()
+    client.force_login(cast.admin)
+    assert "Round 1: pairing to check" in client.get(reverse("league:night", args=base)).content.decode()
+    for viewer in (cast.player, cast.outsider, None):
+        client.logout()
+        if viewer is not None:
+            client.force_login(viewer)
+        page = client.get(reverse("league:night", args=base))
+        assert page.status_code == 200
+        text = page.content.decode()
+        assert "pairing to check" not in text and "bye (1 match point)" not in text, viewer

@@ -37,7 +37,7 @@ def night_page(request, slug, pk):
     manager = permissions.can_manage_season(request.user, season)
     me = clubs.player_of(request.user) if clubs.club_role(request.user, club) else None
     field = night_field(season)
-    draft = night_draft(season)
+    draft = night_draft(season) if manager else None  # an unpublished pairing is the organisers' to check
     published = night.rounds_published(season)
     rounds = night_rounds(season)
     for round_ in rounds:
