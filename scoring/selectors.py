@@ -54,6 +54,22 @@ def own_games(user) -> list[Game]:
     return _OWN_GAMES(user_id=user.pk)
 
 
+def _recent_games(user_id: int, limit: int = 30):
+    return (
+        game_list()
+        .filter(Q(created_by_id=user_id) | Q(player_one__user_id=user_id) | Q(player_two__user_id=user_id))
+        .order_by("-created_at")[:limit]
+    )
+
+
+_RECENT_GAMES = Prepared(Game, _recent_games, user_id=int)
+
+
+def recent_games(user) -> list[Game]:
+    """The latest 30 games ``user`` started or plays in, newest first (the new-game page's "play again")."""
+    return _RECENT_GAMES(user_id=user.pk)
+
+
 def game_detail(*, pk: int) -> Game:
     """One game with everything its scoresheet shows, in a fixed number of queries."""
     return (

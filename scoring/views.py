@@ -13,7 +13,6 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -69,7 +68,7 @@ from scoring.scoresheet import (
     sheet_boards,
     sheet_rows,
 )
-from scoring.selectors import game_for_sheet, game_list, game_session, own_games, todo_for
+from scoring.selectors import game_for_sheet, game_list, game_session, own_games, recent_games, todo_for
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
 
@@ -747,11 +746,7 @@ def player_merge(request):
 
 def _recent_games(user, limit: int = 5) -> list[Game]:
     """The user's latest sittings, one per pair of players."""
-    games = (
-        game_list()
-        .filter(Q(created_by=user) | Q(player_one__user=user) | Q(player_two__user=user))
-        .order_by("-created_at")[:30]
-    )
+    games = recent_games(user)
     seen, recent = set(), []
     for game in games:
         pair = frozenset((game.player_one_id, game.player_two_id))
