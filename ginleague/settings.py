@@ -183,6 +183,9 @@ TEMPLATES = [
     },
 ]
 
+# Inputs and selects written in Python, exactly as Django's widget templates write them (ginleague/forms.py).
+FORM_RENDERER = "ginleague.forms.FastWidgets"
+
 WSGI_APPLICATION = "ginleague.wsgi.application"
 ASGI_APPLICATION = "ginleague.asgi.application"
 

@@ -82,3 +82,108 @@ def test_the_home_page_list_compiles_only_its_prefetch(client, compilations):
     client.force_login(cast.player)
     page = client.get(reverse("home")).content.decode()
     assert reverse("game", args=[mine.pk]) in page and reverse("game", args=[theirs.pk]) not in page
+
+
+# --- widgets: written in Python, exactly as Django's templates write them ---------------------------
+
+
+@pytest.fixture
+def widget_templates(monkeypatch):
+    """The names of the widget templates Django's form renderer loads from now on."""
+    from django.forms.renderers import EngineMixin
+
+    loaded = []
+    get_template = EngineMixin.get_template
+
+    def counted(self, template_name):
+        if template_name.startswith("django/forms/widgets/"):
+            loaded.append(template_name)
+        return get_template(self, template_name)
+
+    monkeypatch.setattr(EngineMixin, "get_template", counted)
+    return loaded
+
+
+@pytest.fixture
+def compared(monkeypatch):
+    """Every widget the site's renderer writes is also rendered by Django's templates: they must agree."""
+    from django.forms.renderers import DjangoTemplates
+
+    from ginleague.forms import FastWidgets
+
+    djangos = DjangoTemplates()
+    ours = FastWidgets.render
+    seen = []
+
+    def both(self, template_name, context, request=None):
+        written = ours(self, template_name, context, request)
+        assert written == djangos.render(template_name, context, request), template_name
+        seen.append(template_name)
+        return written
+
+    monkeypatch.setattr(FastWidgets, "render", both)
+    return seen
+
+
+def signed_in(client, user):
+    user.set_password("a long pass phrase")  # someone can sign in: no first-run setup page
+    user.save()
+    client.force_login(user)
+    return client
+
+
+def test_the_new_game_form_renders_no_widget_template(client, widget_templates):
+    cast = make_club()
+    page = signed_in(client, cast.player).get(reverse("game_new"))
+    assert page.status_code == 200 and 'name="player_one"' in page.content.decode()
+    assert widget_templates == []
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_written_widgets_are_djangos_to_the_character(client, compared, language):
+    cast = make_club()
+    signed_in(client, cast.owner)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    game = make_game(player_one=pat, player_two=quinn, created_by=cast.owner)
+    headers = {"HTTP_ACCEPT_LANGUAGE": language}
+    pages = [
+        client.get(reverse("game_new"), **headers),
+        # Refused, with what was typed echoed back (quotes, ampersands, a tag) and errors.
+        client.post(
+            reverse("game_new"),
+            {"player_one": '<b>"Ann" & co</b>', "player_two": "", "target": "1,5", "preset": "nope"},
+            **headers,
+        ),
+        client.get(reverse("game", args=[game.pk]), **headers),
+        client.get(reverse("account"), **headers),
+        client.get(reverse("league:club", args=[cast.club.slug]), **headers),
+    ]
+    assert all(page.status_code in (200, 422) for page in pages)
+    assert {"django/forms/widgets/text.html", "django/forms/widgets/select.html"} <= set(compared)
+
+
+def test_written_widgets_edge_cases_are_djangos():
+    from django import forms
+    from django.forms.renderers import DjangoTemplates
+    from django.utils.safestring import mark_safe
+    from django.utils.translation import gettext_lazy, override
+
+    from ginleague.forms import FastWidgets
+
+    cases = [
+        (forms.TextInput(attrs={"placeholder": 'say "hi" & <go>', "required": True, "hidden": False}), "x<y"),
+        (forms.TextInput(), None),
+        (forms.TextInput(), mark_safe("<i>safe</i>")),
+        (forms.NumberInput(attrs={"min": 0, "step": 0.5}), 2.5),
+        (forms.CheckboxInput(), True),
+        (forms.CheckboxInput(), False),
+        (forms.HiddenInput(), 7),
+        (forms.Select(choices=[(1, 1.5), ("", "---"), ("a&b", gettext_lazy("Name"))]), "a&b"),
+        (forms.Select(choices=[("Group <1>", [(1, "one"), (2, "two")]), (3, "three")]), 2),
+    ]
+    for language in ("en", "de"):
+        with override(language):
+            for widget, value in cases:
+                assert widget.render("f", value, renderer=FastWidgets()) == widget.render(
+                    "f", value, renderer=DjangoTemplates()
+                ), (widget, value)
