@@ -188,11 +188,21 @@ def main() -> None:
     )
     p50 = {name: statistics.median(times) for name, (times, _) in results.items()}
     sheet, record = p50["scoresheet page (GET)"], p50["record hand (htmx POST, sheet partial)"]
+    bare_get, bare_post = p50["floor: bare Django view (GET)"], p50["floor: bare Django view (POST)"]
     print(
-        f"ratio to the floor (p50): scoresheet GET / bare GET {sheet / p50['floor: bare Django view (GET)']:.1f}x; "
-        f"hand POST / bare POST {record / p50['floor: bare Django view (POST)']:.1f}x "
+        f"ratio to the floor (p50): scoresheet GET / bare GET {sheet / bare_get:.1f}x; "
+        f"hand POST / bare POST {record / bare_post:.1f}x "
         f"(/ bare DRF POST {record / p50['floor: bare DRF POST (JSON)']:.1f}x)"
     )
+    # Issue 40's targets: a page with nothing of its own <= 3x the bare view, the hot paths <= 6x.
+    for name, floor_p50, target in (
+        ("games list (GET /)", bare_get, 3),
+        ("new game page (GET)", bare_get, 3),
+        ("scoresheet page (GET)", bare_get, 6),
+        ("record hand (htmx POST, sheet partial)", bare_post, 6),
+    ):
+        ratio = p50[name] / floor_p50
+        print(f"  {name:40} {ratio:5.1f}x the bare view (target <= {target}x){'' if ratio <= target else '  OVER'}")
     print(f"({args.requests} timed requests each, django.test.Client in-process; static files not counted)")
 
 
