@@ -22,9 +22,11 @@ from scoring.engine.rules import (
     FIELD_LABELS,
     NEXT_DEALER_MODES,
     OKLAHOMA_ACE_MODES,
+    PARTNERSHIP_RULES,
     PRESET_LABELS,
     PRESETS,
     SHUTOUT_MODES,
+    TWO_PLAYER_PRESETS,
     RuleError,
     RuleSet,
     field_label,
@@ -35,7 +37,7 @@ NUMERIC = {"inputmode": "numeric", "pattern": "[0-9]*", "autocomplete": "off"}
 CHOICE_RULES = {"shutout_mode": SHUTOUT_MODES, "oklahoma_ace": OKLAHOMA_ACE_MODES, "next_dealer": NEXT_DEALER_MODES}
 # Rules set by their own control on the new-game form, not in the overrides list.
 OWN_CONTROL_RULES = ("hollywood",)
-OVERRIDE_RULES = tuple(name for name in FIELD_LABELS if name not in OWN_CONTROL_RULES)
+OVERRIDE_RULES = tuple(name for name in FIELD_LABELS if name not in OWN_CONTROL_RULES + PARTNERSHIP_RULES)
 _RULE_TYPES = {field.name: str(field.type) for field in fields(RuleSet)}
 
 HAND_FIELD_LABELS = {
@@ -125,7 +127,7 @@ class NewGameForm(forms.Form):
     )
     preset = forms.ChoiceField(
         label=gettext_lazy("Rules"),
-        choices=[(key, gettext_lazy(label)) for key, label in PRESET_LABELS.items()],
+        choices=[(key, gettext_lazy(PRESET_LABELS[key])) for key in TWO_PLAYER_PRESETS],
         initial="standard",
     )
     hollywood = forms.BooleanField(

@@ -27,8 +27,8 @@ from scoring.audit import audit_hand_edit, audit_record, game_names, hand_fact_w
 from scoring.changes import notify_change
 from scoring.engine.card_facts import CardFactError, check_facts
 from scoring.engine.overrides import read_rules
-from scoring.engine.record import GameRecord, RecordError, score_record
-from scoring.engine.rules import RuleError, RuleSet
+from scoring.engine.record import GameRecord, PartnershipRecord, RecordError, score_record
+from scoring.engine.rules import RuleError, RuleSet, check_two_players
 from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
 from scoring.models import FactChange, Game, GameScore, Hand, LeagueStatus, StandingLine
 from scoring.permissions import (
@@ -443,6 +443,7 @@ def game_create(
     """Start a sitting between two different players under a validated rule set."""
     try:
         resolved = read_rules(rules)
+        check_two_players(resolved)
     except RuleError as error:
         raise HandRefused(field=error.field, message=error.message, detail=error.detail) from None
     if player_one.pk == player_two.pk:
@@ -923,6 +924,13 @@ def game_delete(*, game: Game) -> None:
 def game_import(*, record: GameRecord, created_by=None) -> Game:
     """Store a parsed game record, all or nothing (RecordError names hand and field)."""
     score_record(record)  # every rule checked, by name, before anything is written
+    if isinstance(record, PartnershipRecord):  # a stored game has two players (scoring.models.Game)
+        raise RecordError(
+            None,
+            "players",
+            _("A partnership game (four players) cannot be stored yet; manage.py scoresheet scores its record."),
+            partnership=True,
+        )
     with transaction.atomic():
         try:
             players = [player_get_or_create(name=name, created_by=created_by) for name in record.players]

@@ -566,7 +566,14 @@ def test_create_game_uses_the_rules(people):
 
 @pytest.mark.parametrize(
     ("rules", "field"),
-    [({"preset": "snap"}, "preset"), ({"target": "lots"}, "target"), ({"jokers": True}, "jokers"), ([1], "rules")],
+    [
+        ({"preset": "snap"}, "preset"),
+        ({"target": "lots"}, "target"),
+        ({"jokers": True}, "jokers"),
+        ([1], "rules"),
+        ({"preset": "partnership"}, "preset"),  # four players' rules
+        ({"partner_opponents": "alternate"}, "partner_opponents"),
+    ],
 )
 def test_bad_rules_name_the_rule(people, rules, field):
     response = client_for("outsider", people).post(

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from scoring import services
 from scoring.engine.cards import RANK_NAMES, SUITS
-from scoring.engine.rules import PRESETS, resolve_rules
+from scoring.engine.rules import TWO_PLAYER_PRESETS, resolve_rules
 from scoring.engine.score import HandError, HandFacts, effective_knock_limit, score_session
 from scoring.models import Hand
 from scoring.services import HandRefused
@@ -37,7 +37,7 @@ def valid_hand(draw, rules):
 
 @st.composite
 def game_facts(draw):
-    preset = draw(st.sampled_from(sorted(PRESETS)))
+    preset = draw(st.sampled_from(sorted(TWO_PLAYER_PRESETS)))  # partnership: tests/test_partnership.py
     overrides = draw(
         st.fixed_dictionaries(
             {},

@@ -15,7 +15,11 @@ from scoring.engine.text import _, gettext_noop
 SHUTOUT_MODES = ("none", "add", "double_hands", "double_total")
 OKLAHOMA_ACE_MODES = ("gin_only", "one")
 NEXT_DEALER_MODES = ("loser", "winner", "alternate")
+PARTNER_OPPONENTS_MODES = ("fixed", "alternate")
 HOLLYWOOD_GAMES = 3
+# Presets played by four players in two sides (docs/rules.md, "Partnership gin"), and the rules only they read.
+PARTNERSHIP_PRESETS = ("partnership",)
+PARTNERSHIP_RULES = ("partner_opponents",)
 # Sane ceilings keep a typo (target 10000000) from making a game unplayable.
 MAX_BONUS = 10_000
 
@@ -54,6 +58,13 @@ class RuleSet:
     spade_double_boxes: bool = False
     hollywood: bool = False
     next_dealer: str = "loser"
+    # Partnership gin only: who plays whom on the two boards of a deal.
+    partner_opponents: str = "fixed"
+
+    @property
+    def partnership(self) -> bool:
+        """Four players in two sides, two boards a deal (docs/rules.md, "Partnership gin")."""
+        return self.preset in PARTNERSHIP_PRESETS
 
     @property
     def games_per_session(self) -> int:
@@ -79,8 +90,12 @@ class RuleSet:
         return spec
 
     def describe(self) -> list[tuple[str, str]]:
-        """Every rule in plain words, e.g. ("Undercut bonus", "25")."""
-        return [(_(FIELD_LABELS[name]), _describe_value(self, name)) for name in FIELD_LABELS]
+        """Every rule in plain words, e.g. ("Undercut bonus", "25"); the partnership rules only for a partnership."""
+        return [
+            (_(FIELD_LABELS[name]), _describe_value(self, name))
+            for name in FIELD_LABELS
+            if self.partnership or name not in PARTNERSHIP_RULES
+        ]
 
     def value_words(self, name: str) -> str:
         """Rule ``name``'s value in plain words, in the active language, e.g. "loser of the hand"."""
@@ -121,6 +136,8 @@ PRESETS: dict[str, RuleSet] = {
     ),
     "straight": replace(_STANDARD, preset="straight", knock_limit=0),
     "hollywood": replace(_STANDARD, preset="hollywood", hollywood=True),
+    # Bicycle's partnership gin: the standard hand, a game to 125 points of a side.
+    "partnership": replace(_STANDARD, preset="partnership", target=125),
 }
 
 # The labels below are English, marked for translation: whoever shows one passes it through gettext
@@ -132,7 +149,11 @@ PRESET_LABELS = {
     "oklahoma": gettext_noop("Oklahoma"),
     "straight": gettext_noop("Straight gin (gin only)"),
     "hollywood": gettext_noop("Hollywood (three games at once)"),
+    "partnership": gettext_noop("Partnership (four players, two sides)"),
 }
+
+# What a game of two players is started with (the new-game and season forms offer these).
+TWO_PLAYER_PRESETS = tuple(name for name in PRESET_LABELS if name not in PARTNERSHIP_PRESETS)
 
 FIELD_LABELS = {
     "knock_limit": gettext_noop("Knock limit"),
@@ -154,6 +175,7 @@ FIELD_LABELS = {
     "spade_double_boxes": gettext_noop("Spade-doubled hand counts two boxes"),
     "hollywood": gettext_noop("Hollywood (three games at once)"),
     "next_dealer": gettext_noop("Next dealer"),
+    "partner_opponents": gettext_noop("Who plays whom"),
 }
 
 _CHOICE_WORDS = {
@@ -168,6 +190,10 @@ _CHOICE_WORDS = {
         "loser": gettext_noop("loser of the hand"),
         "winner": gettext_noop("winner of the hand"),
         "alternate": gettext_noop("players take turns"),
+    },
+    "partner_opponents": {
+        "fixed": gettext_noop("the same opponents every deal"),
+        "alternate": gettext_noop("opponents change every deal"),
     },
 }
 
@@ -231,6 +257,7 @@ _SCHEMA: dict[str, tuple[str, Any]] = {
     "spade_double_boxes": ("bool", None),
     "hollywood": ("bool", None),
     "next_dealer": ("choice", NEXT_DEALER_MODES),
+    "partner_opponents": ("choice", PARTNER_OPPONENTS_MODES),
 }
 RULE_FIELDS = tuple(_SCHEMA)
 RULE_KINDS = {name: kind for name, (kind, _allowed) in _SCHEMA.items()}  # how engine.overrides reads a value
@@ -310,4 +337,24 @@ def resolve_rules(spec: Any) -> RuleSet:
         overrides[name] = _check_value(name, value)
     if "timed_game_bonus" not in overrides:
         overrides["timed_game_bonus"] = overrides.get("game_bonus", PRESETS[preset_name].game_bonus)
-    return replace(PRESETS[preset_name], **overrides)
+    rules = replace(PRESETS[preset_name], **overrides)
+    _check_partnership(rules)
+    return rules
+
+
+def check_two_players(rules: RuleSet) -> None:
+    """Refuse a rule set a game of two players cannot be played under (partnership gin needs four)."""
+    if rules.partnership:
+        raise RuleError("preset", _("partnership gin is played by four players, not two"))
+
+
+def _check_partnership(rules: RuleSet) -> None:
+    """Partnership gin is not played Hollywood, and its rules mean nothing to two players (docs/rules.md)."""
+    if rules.partnership and rules.hollywood:
+        raise RuleError("rules", _("partnership gin cannot be played Hollywood: choose one or the other"))
+    if not rules.partnership and rules.partner_opponents != PRESETS["partnership"].partner_opponents:
+        raise RuleError(
+            "partner_opponents",
+            _("partner_opponents is a rule of partnership gin (four players), not of %(preset)s")
+            % {"preset": rules.preset},
+        )

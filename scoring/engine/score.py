@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.engine.cards import CardError, card_name, card_rank, card_suit, card_value, parse_card
-from scoring.engine.rules import RuleSet
+from scoring.engine.rules import RuleError, RuleSet, check_two_players
 from scoring.engine.text import _
 
 Player = Hashable
@@ -33,14 +33,18 @@ class HandError(ValueError):
     ``message`` stands alone ("hand 3: defender_deadwood must be between 0 and 98, not 120"); ``detail``,
     when given, says the same after the field's own label on a form ("Other player's deadwood: enter a
     number from 0 to 98, not 120"), so that no language has to make a verb agree with a label it
-    cannot see, and the label is not said twice."""
+    cannot see, and the label is not said twice. ``board`` (1 or 2) is the board of a partnership deal,
+    None for a two-handed hand or the deal as a whole."""
 
-    def __init__(self, hand: int | None, field: str, message: str, detail: str | None = None):
+    def __init__(
+        self, hand: int | None, field: str, message: str, detail: str | None = None, *, board: int | None = None
+    ):
         super().__init__(message)
         self.hand = hand
         self.field = field
         self.message = message
         self.detail = detail
+        self.board = board
 
 
 @dataclass(frozen=True)
@@ -146,80 +150,95 @@ def _is_whole_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_deadwood(number: int, name: str, value: Any, low: int, high: int, message: str) -> int:
+def board_place(number: int, board: int | None) -> int | str:
+    """How a message names a hand: its number, or for a partnership board "2, board 1" (hand 2, board 1)."""
+    if board is None:
+        return number
+    return _("%(number)s, board %(board)s") % {"number": number, "board": board}
+
+
+def _check_deadwood(
+    number: int, name: str, value: Any, low: int, high: int, message: str, board: int | None = None
+) -> int:
     """``message`` (translated, with %(number)s and %(name)s) asks for the missing figure."""
+    place = board_place(number, board)
     if value is None:
         raise HandError(
             number,
             name,
-            message % {"number": number, "name": name},
+            message % {"number": place, "name": name},
             _("enter a number from %(low)s to %(high)s") % {"low": low, "high": high},
+            board=board,
         )
     if not _is_whole_number(value):
         raise HandError(
             number,
             name,
             _("hand %(number)s: %(name)s must be a whole number, not %(value)s")
-            % {"number": number, "name": name, "value": repr(value)},
+            % {"number": place, "name": name, "value": repr(value)},
+            board=board,
         )
     if not low <= value <= high:
         raise HandError(
             number,
             name,
             _("hand %(number)s: %(name)s must be between %(low)s and %(high)s, not %(value)s")
-            % {"number": number, "name": name, "low": low, "high": high, "value": value},
+            % {"number": place, "name": name, "low": low, "high": high, "value": value},
             _("enter a number from %(low)s to %(high)s, not %(value)s") % {"low": low, "high": high, "value": value},
+            board=board,
         )
     return value
 
 
 def _validate_hand(
-    rules: RuleSet, players: tuple[Player, Player], facts: HandFacts, number: int, session_over: bool
+    rules: RuleSet,
+    players: tuple[Player, Player],
+    facts: HandFacts,
+    number: int,
+    session_over: bool,
+    board: int | None = None,
 ) -> int | None:
-    """Refuse a hand that breaks the rules; return its parsed upcard (or None)."""
+    """Refuse a hand that breaks the rules; return its parsed upcard (or None).
+
+    ``board``: the hand is that board of partnership deal ``number``; its refusals name the board too.
+    """
+    place = board_place(number, board)
+
+    def refuse(field: str, message: str) -> HandError:
+        return HandError(number, field, message, board=board)
+
     if facts.ending not in ENDINGS:
-        raise HandError(
-            number,
+        raise refuse(
             "ending",
             _("hand %(number)s: ending must be one of %(endings)s, not %(ending)s")
-            % {"number": number, "endings": ", ".join(ENDINGS), "ending": repr(facts.ending)},
+            % {"number": place, "endings": ", ".join(ENDINGS), "ending": repr(facts.ending)},
         )
     if session_over:
-        raise HandError(
-            number,
+        raise refuse(
             "ending",
-            _("hand %(number)s: the game is already over, so no more hands can be recorded") % {"number": number},
+            _("hand %(number)s: the game is already over, so no more hands can be recorded") % {"number": place},
         )
     upcard = None
     if facts.upcard is not None and facts.upcard != "":
         try:
             upcard = parse_card(facts.upcard)
         except CardError as error:
-            raise HandError(
-                number, "upcard", _("hand %(number)s: upcard %(error)s") % {"number": number, "error": error}
-            ) from None
+            raise refuse("upcard", _("hand %(number)s: upcard %(error)s") % {"number": place, "error": error}) from None
     if facts.ending == "dead":
         for name in ("by", "knocker_deadwood", "defender_deadwood"):
             if getattr(facts, name) is not None:
-                raise HandError(
-                    number, name, _("hand %(number)s: a dead hand has no %(name)s") % {"number": number, "name": name}
-                )
+                raise refuse(name, _("hand %(number)s: a dead hand has no %(name)s") % {"number": place, "name": name})
         return upcard
     if facts.by not in players:
-        raise HandError(
-            number,
+        raise refuse(
             "by",
             _("hand %(number)s: 'by' must be one of the players (%(one)s, %(two)s), not %(by)s")
-            % {"number": number, "one": players[0], "two": players[1], "by": repr(facts.by)},
+            % {"number": place, "one": players[0], "two": players[1], "by": repr(facts.by)},
         )
     if rules.oklahoma and upcard is None:
-        raise HandError(
-            number, "upcard", _("hand %(number)s: an Oklahoma hand needs the upcard (e.g. 7S)") % {"number": number}
-        )
+        raise refuse("upcard", _("hand %(number)s: an Oklahoma hand needs the upcard (e.g. 7S)") % {"number": place})
     if facts.ending == "big_gin" and not rules.big_gin_allowed:
-        raise HandError(
-            number, "ending", _("hand %(number)s: big gin is not allowed under these rules") % {"number": number}
-        )
+        raise refuse("ending", _("hand %(number)s: big gin is not allowed under these rules") % {"number": place})
     if facts.ending == "knock":
         limit = effective_knock_limit(rules, upcard)
         if limit == 0:
@@ -227,13 +246,12 @@ def _validate_hand(
                 message = _("hand %(number)s: the upcard is %(upcard)s, an ace, so this hand can only end in gin")
             else:
                 message = _("hand %(number)s: these rules allow gin only, no knocking")
-            raise HandError(number, "ending", message % {"number": number, "upcard": card_name(upcard or 0)})
+            raise refuse("ending", message % {"number": place, "upcard": card_name(upcard or 0)})
         knocker_deadwood = facts.knocker_deadwood
         if knocker_deadwood == 0 and _is_whole_number(knocker_deadwood):
-            raise HandError(
-                number,
+            raise refuse(
                 "knocker_deadwood",
-                _("hand %(number)s: knocking with 0 deadwood is gin; record it as gin") % {"number": number},
+                _("hand %(number)s: knocking with 0 deadwood is gin; record it as gin") % {"number": place},
             )
         if _is_whole_number(knocker_deadwood) and knocker_deadwood > limit:
             if rules.oklahoma:
@@ -243,11 +261,10 @@ def _validate_hand(
                 )
             else:
                 message = _("hand %(number)s: knocker_deadwood %(deadwood)s is over the knock limit of %(limit)s")
-            raise HandError(
-                number,
+            raise refuse(
                 "knocker_deadwood",
                 message
-                % {"number": number, "deadwood": knocker_deadwood, "limit": limit, "upcard": card_name(upcard or 0)},
+                % {"number": place, "deadwood": knocker_deadwood, "limit": limit, "upcard": card_name(upcard or 0)},
             )
         _check_deadwood(
             number,
@@ -256,17 +273,17 @@ def _validate_hand(
             1,
             limit,
             _("hand %(number)s: enter the knocker's deadwood (%(name)s)"),
+            board,
         )
     elif facts.knocker_deadwood not in (None, 0) or isinstance(facts.knocker_deadwood, bool):
-        raise HandError(
-            number,
+        raise refuse(
             "knocker_deadwood",
             (
                 _("hand %(number)s: a gin has no knocker deadwood")
                 if facts.ending == "gin"
                 else _("hand %(number)s: a big gin has no knocker deadwood")
             )
-            % {"number": number},
+            % {"number": place},
         )
     _check_deadwood(
         number,
@@ -275,6 +292,7 @@ def _validate_hand(
         0,
         MAX_DEADWOOD,
         _("hand %(number)s: enter the defender's deadwood (%(name)s)"),
+        board,
     )
     return upcard
 
@@ -292,6 +310,16 @@ def _hand_outcome(rules: RuleSet, players: tuple[Player, Player], facts: HandFac
     if undercut:
         return "undercut", other_player(players, by), knocker_deadwood - defender_deadwood + rules.undercut_bonus
     return "knock", by, defender_deadwood - knocker_deadwood
+
+
+def score_hand(
+    rules: RuleSet, players: tuple[Player, Player], facts: HandFacts, upcard: int | None
+) -> tuple[str, Player, int, bool]:
+    """(result, winner, points, doubled) of a valid, non-dead hand, the spade double applied."""
+    result, winner, points = _hand_outcome(rules, players, facts)
+    # The upcard rules are Oklahoma's: elsewhere a recorded upcard is information only.
+    doubled = rules.oklahoma and rules.spade_double and upcard is not None and card_suit(upcard) == "S"
+    return result, winner, points * 2 if doubled else points, doubled
 
 
 @dataclass
@@ -408,6 +436,8 @@ def check_time_call(rules: RuleSet, time_called_after: Any, hand_count: int) -> 
     if time_called_after is None:
         return
     name = "time_called_after"
+    if rules.partnership:
+        raise HandError(None, name, _("a partnership game is not ended by time: time cannot be called"))
     if rules.hollywood:
         raise HandError(None, name, _("a Hollywood sitting is not ended by time: time cannot be called"))
     if rules.knock_limit == 0 and not rules.oklahoma:
@@ -443,6 +473,10 @@ def score_session(
     Raises HandError for the first hand that breaks the rules (``hand`` None for an error in the
     players, first dealer or time call).
     """
+    try:
+        check_two_players(rules)  # partnership.score_partnership scores four players' deals
+    except RuleError as error:
+        raise HandError(None, error.field, error.message) from None
     if len(players) != 2 or players[0] == players[1]:
         raise HandError(None, "players", _("a game needs exactly two different players"))
     pair = (players[0], players[1])
@@ -467,12 +501,8 @@ def score_session(
         if facts.ending == "dead":
             hand = HandResult(number, dealer, "dead", None, None, 0, 0, False, ())
         else:
-            result, winner, points = _hand_outcome(rules, pair, facts)
-            # The upcard rules are Oklahoma's: elsewhere a recorded upcard is information only.
-            doubled = rules.oklahoma and rules.spade_double and upcard is not None and card_suit(upcard) == "S"
+            result, winner, points, doubled = score_hand(rules, pair, facts, upcard)
             boxes = 2 if doubled and rules.spade_double_boxes else 1
-            if doubled:
-                points *= 2
             # Hollywood flow: every open game where the winner already has a win,
             # plus the lowest-numbered open game where they have none.
             open_games = [game for game in games if not game.over]

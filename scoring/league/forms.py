@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from players.models import Player, Role
 from scoring.engine.overrides import parse_override_lines
-from scoring.engine.rules import FIELD_LABELS, PRESET_LABELS, RuleError
+from scoring.engine.rules import FIELD_LABELS, PARTNERSHIP_RULES, PRESET_LABELS, TWO_PLAYER_PRESETS, RuleError
 from scoring.league.standings import DEFAULT_RANKING, RANKING_CRITERIA
 from scoring.models import Season, SeasonFormat
 
@@ -62,7 +62,9 @@ def _rule_changes_help() -> SafeString:
     """How to write a rule change, and the rules the box knows: each name as it is typed (the same in
     every language, so set as code) with its label in the reader's language."""
     names = format_html_join(
-        ", ", "<code>{}</code> ({})", ((name, _(str(label))) for name, label in FIELD_LABELS.items())
+        ", ",
+        "<code>{}</code> ({})",
+        ((name, _(str(label))) for name, label in FIELD_LABELS.items() if name not in PARTNERSHIP_RULES),
     )
     return format_html("{}{}", _("One per line, e.g. target = 150 or line_bonus = off. Rules: "), names)
 
@@ -98,7 +100,7 @@ class SeasonForm(RankingForm):
     name = forms.CharField(max_length=100, label=gettext_lazy("Season name"))
     format = forms.ChoiceField(choices=SeasonFormat.choices, initial=SeasonFormat.SINGLE, label=gettext_lazy("Format"))
     preset = forms.ChoiceField(
-        choices=[(key, gettext_lazy(label)) for key, label in PRESET_LABELS.items()],
+        choices=[(key, gettext_lazy(PRESET_LABELS[key])) for key in TWO_PLAYER_PRESETS],
         initial="standard",
         label=gettext_lazy("Rules"),
     )

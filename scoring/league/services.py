@@ -29,7 +29,7 @@ from scoring.engine.bracket import round_name
 from scoring.engine.overrides import read_rules
 from scoring.engine.ratings import RatedGame, elo_ratings
 from scoring.engine.round_robin import round_robin
-from scoring.engine.rules import RuleError
+from scoring.engine.rules import RuleError, check_two_players
 from scoring.engine.score import HandFacts
 from scoring.league.standings import (
     DEFAULT_RANKING,
@@ -48,7 +48,9 @@ SWISS_ONLY_CRITERIA = ("match_points", "buchholz")
 
 def _resolved_rules(rules: Any) -> dict:
     try:
-        return read_rules(rules).as_dict()
+        resolved = read_rules(rules)
+        check_two_players(resolved)  # a season's games are played by two
+        return resolved.as_dict()
     except RuleError as error:
         raise ValidationError({error.field: [error.message]}) from None
 

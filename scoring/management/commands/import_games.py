@@ -25,6 +25,7 @@ class Command(BaseCommand):
                     games = [game_import(record=parse_record(item)) for item in records]
             except RecordError as error:
                 where = f"hand {error.hand}, " if error.hand else ""
+                where += f"board {error.board}, " if error.board else ""
                 self.stderr.write(f"{path}: refused ({where}field {error.field}): {error.message}")
                 failed.append(path)
                 continue
