@@ -44,7 +44,21 @@
  *   GinEngine.score(ruleSet, [p1, p2], firstDealer, hands, timeCalledAfter) -> the engine's
  *     SessionResult as plain data (score.score_session), player keys as given
  *   GinEngine.evaluate(record)   -> record.evaluate: a game record's `expect`
- *     object, or {error: {hand, field}, message}
+ *     object, or {error: {hand, field}, message} ({error: {hand, board, field}} for a
+ *     partnership record)
+ *   GinEngine.scorePartnership(rules, [p1, p2, p3, p4], firstDealer, deals) -> the sheet
+ *     of a partnership game (partnership.score_partnership): deals are
+ *     [board 1's facts, board 2's facts] (the last deal may wait for a board: null);
+ *     sides are 0 (p1 & p3) and 1 (p2 & p4):
+ *       {over, winner, margin, next_dealer, deal_count, sides: [[p1, p3], [p2, p4]],
+ *        score: {target, hand_points: [a, b], boxes: [a, b], over, winner,
+ *                final: [a, b] or null, margin, closed_by_hand,
+ *                breakdown: [{label, side, amount}]},
+ *        deals: [{number, dealer, winner, points, settled,
+ *                 boards: [{ending, by, knocker_deadwood, defender_deadwood, upcard,
+ *                           dealer, result, winner, points, doubled} or null, ...]}]}
+ *     winner / next_dealer / dealer of a deal are side numbers (or null);
+ *     inside boards, players are as given. Throws HandError {hand, board, field, message}.
  *
  * Not ported: the `cards` fact (card_facts.py needs the meld solver). It never
  * changes a score, it can only refuse a hand; the server checks it on sync.
@@ -140,7 +154,7 @@
     undercut_on_tie: true, target: 100, game_bonus: 100, timed_game_bonus: 100, box_bonus: 25, line_bonus: null,
     line_bonus_margin: 50, shutout_mode: "add", shutout_bonus: 100, oklahoma: false,
     oklahoma_ace: "gin_only", spade_double: false, spade_double_boxes: false, hollywood: false,
-    next_dealer: "loser"
+    next_dealer: "loser", partner_opponents: "fixed"
   };
 
   function replace(base, changes) {
@@ -163,8 +177,11 @@
       preset: "oklahoma", target: 150, oklahoma: true, spade_double: true, spade_double_boxes: false
     }),
     straight: replace(STANDARD, { preset: "straight", knock_limit: 0 }),
-    hollywood: replace(STANDARD, { preset: "hollywood", hollywood: true })
+    hollywood: replace(STANDARD, { preset: "hollywood", hollywood: true }),
+    // Bicycle's partnership gin: the standard hand, a game to 125 points of a side.
+    partnership: replace(STANDARD, { preset: "partnership", target: 125 })
   };
+  var PARTNERSHIP_PRESETS = ["partnership"];
   var PRESET_NAMES = Object.keys(PRESETS);
 
   // name -> [kind, allowed values or [min, max]], in the rule book's order.
@@ -187,7 +204,8 @@
     ["spade_double", "bool", null],
     ["spade_double_boxes", "bool", null],
     ["hollywood", "bool", null],
-    ["next_dealer", "choice", ["loser", "winner", "alternate"]]
+    ["next_dealer", "choice", ["loser", "winner", "alternate"]],
+    ["partner_opponents", "choice", ["fixed", "alternate"]]
   ];
   var RULE_FIELDS = SCHEMA.map(function (entry) { return entry[0]; });
   var RULE_KINDS = {};
@@ -256,7 +274,30 @@
     if (!has(overrides, "timed_game_bonus")) {
       overrides.timed_game_bonus = has(overrides, "game_bonus") ? overrides.game_bonus : PRESETS[presetName].game_bonus;
     }
-    return replace(PRESETS[presetName], overrides);
+    var rules = replace(PRESETS[presetName], overrides);
+    checkPartnership(rules);
+    return rules;
+  }
+
+  function isPartnership(rules) { return PARTNERSHIP_PRESETS.indexOf(rules.preset) >= 0; }
+
+  // rules.check_two_players: a game of two players cannot be played under partnership rules.
+  function checkTwoPlayers(rules) {
+    if (isPartnership(rules)) {
+      throw new RuleError("preset", gettext("partnership gin is played by four players, not two"));
+    }
+  }
+
+  // Partnership gin is not played Hollywood, and its rules mean nothing to two players.
+  function checkPartnership(rules) {
+    if (isPartnership(rules) && rules.hollywood) {
+      throw new RuleError("rules", gettext("partnership gin cannot be played Hollywood: choose one or the other"));
+    }
+    if (!isPartnership(rules) && rules.partner_opponents !== PRESETS.partnership.partner_opponents) {
+      throw new RuleError("partner_opponents", interpolate(
+        gettext("partner_opponents is a rule of partnership gin (four players), not of %(preset)s"),
+        { preset: rules.preset }, true));
+    }
   }
 
   // ---- overrides.py ------------------------------------------------------
@@ -307,13 +348,15 @@
   var MAX_DEADWOOD = 98; // two each of K, Q, J, 10 and 9 with no run
 
   // An error that names the hand (or null) and the field at fault, as the engine's HandError and RecordError do.
+  // `board` (1 or 2) is the board of a partnership deal; null for a two-handed hand or a deal as a whole.
   function fieldErrorType(name) {
-    function FieldError(hand, field, message, detail) {
+    function FieldError(hand, field, message, detail, board) {
       this.name = name;
       this.hand = hand;
       this.field = field;
       this.message = message;
       this.detail = detail === undefined ? null : detail;
+      this.board = board === undefined ? null : board;
     }
     FieldError.prototype = Object.create(Error.prototype);
     FieldError.prototype.constructor = FieldError;
@@ -331,23 +374,30 @@
     return cardValue(upcard);
   }
 
+  // How a message names a hand: its number, or for a partnership board "2, board 1" (hand 2, board 1).
+  function boardPlace(number, board) {
+    if (board === null || board === undefined) { return number; }
+    return interpolate(gettext("%(number)s, board %(board)s"), { number: number, board: board }, true);
+  }
+
   // `missing` (translated, with %(number)s and %(name)s) asks for the figure when there is none.
-  function checkDeadwood(number, name, value, low, high, missing) {
+  function checkDeadwood(number, name, value, low, high, missing, board) {
+    var place = boardPlace(number, board);
     if (value === null || value === undefined) {
-      throw new HandError(number, name, interpolate(missing, { number: number, name: name }, true),
-        interpolate(gettext("enter a number from %(low)s to %(high)s"), { low: low, high: high }, true));
+      throw new HandError(number, name, interpolate(missing, { number: place, name: name }, true),
+        interpolate(gettext("enter a number from %(low)s to %(high)s"), { low: low, high: high }, true), board);
     }
     if (!isWholeNumber(value)) {
       throw new HandError(number, name,
         interpolate(gettext("hand %(number)s: %(name)s must be a whole number, not %(value)s"),
-          { number: number, name: name, value: repr(value) }, true));
+          { number: place, name: name, value: repr(value) }, true), null, board);
     }
     if (value < low || value > high) {
       throw new HandError(number, name,
         interpolate(gettext("hand %(number)s: %(name)s must be between %(low)s and %(high)s, not %(value)s"),
-          { number: number, name: name, low: low, high: high, value: value }, true),
+          { number: place, name: name, low: low, high: high, value: value }, true),
         interpolate(gettext("enter a number from %(low)s to %(high)s, not %(value)s"),
-          { low: low, high: high, value: value }, true));
+          { low: low, high: high, value: value }, true), board);
     }
     return value;
   }
@@ -355,16 +405,19 @@
   function given(value) { return value !== null && value !== undefined; }
 
   // Refuse a hand that breaks the rules; return its parsed upcard (or null).
-  function validateHand(rules, players, facts, number, sessionOver) {
+  // `board`: the hand is that board of partnership deal `number`; its refusals name the board too.
+  function validateHand(rules, players, facts, number, sessionOver, board) {
+    var place = boardPlace(number, board);
+    function refuse(field, message) { return new HandError(number, field, message, null, board); }
     if (ENDINGS.indexOf(facts.ending) < 0) {
-      throw new HandError(number, "ending",
+      throw refuse("ending",
         interpolate(gettext("hand %(number)s: ending must be one of %(endings)s, not %(ending)s"),
-          { number: number, endings: ENDINGS.join(", "), ending: repr(facts.ending) }, true));
+          { number: place, endings: ENDINGS.join(", "), ending: repr(facts.ending) }, true));
     }
     if (sessionOver) {
-      throw new HandError(number, "ending",
+      throw refuse("ending",
         interpolate(gettext("hand %(number)s: the game is already over, so no more hands can be recorded"),
-          { number: number }, true));
+          { number: place }, true));
     }
     var upcard = null;
     if (given(facts.upcard) && facts.upcard !== "") {
@@ -372,31 +425,31 @@
         upcard = parseCard(facts.upcard);
       } catch (error) {
         if (!(error instanceof CardError)) { throw error; }
-        throw new HandError(number, "upcard", interpolate(gettext("hand %(number)s: upcard %(error)s"),
-          { number: number, error: error.message }, true));
+        throw refuse("upcard", interpolate(gettext("hand %(number)s: upcard %(error)s"),
+          { number: place, error: error.message }, true));
       }
     }
     if (facts.ending === "dead") {
       ["by", "knocker_deadwood", "defender_deadwood"].forEach(function (name) {
         if (given(facts[name])) {
-          throw new HandError(number, name, interpolate(gettext("hand %(number)s: a dead hand has no %(name)s"),
-            { number: number, name: name }, true));
+          throw refuse(name, interpolate(gettext("hand %(number)s: a dead hand has no %(name)s"),
+            { number: place, name: name }, true));
         }
       });
       return upcard;
     }
     if (!given(facts.by) || (facts.by !== players[0] && facts.by !== players[1])) {
-      throw new HandError(number, "by",
+      throw refuse("by",
         interpolate(gettext("hand %(number)s: 'by' must be one of the players (%(one)s, %(two)s), not %(by)s"),
-          { number: number, one: players[0], two: players[1], by: repr(given(facts.by) ? facts.by : null) }, true));
+          { number: place, one: players[0], two: players[1], by: repr(given(facts.by) ? facts.by : null) }, true));
     }
     if (rules.oklahoma && upcard === null) {
-      throw new HandError(number, "upcard",
-        interpolate(gettext("hand %(number)s: an Oklahoma hand needs the upcard (e.g. 7S)"), { number: number }, true));
+      throw refuse("upcard",
+        interpolate(gettext("hand %(number)s: an Oklahoma hand needs the upcard (e.g. 7S)"), { number: place }, true));
     }
     if (facts.ending === "big_gin" && rules.big_gin_bonus === null) {
-      throw new HandError(number, "ending",
-        interpolate(gettext("hand %(number)s: big gin is not allowed under these rules"), { number: number }, true));
+      throw refuse("ending",
+        interpolate(gettext("hand %(number)s: big gin is not allowed under these rules"), { number: place }, true));
     }
     var knockerDeadwood = given(facts.knocker_deadwood) ? facts.knocker_deadwood : null;
     if (facts.ending === "knock") {
@@ -405,34 +458,34 @@
         var onlyGin = rules.oklahoma
           ? gettext("hand %(number)s: the upcard is %(upcard)s, an ace, so this hand can only end in gin")
           : gettext("hand %(number)s: these rules allow gin only, no knocking");
-        throw new HandError(number, "ending", interpolate(onlyGin,
-          { number: number, upcard: upcard === null ? "" : cardName(upcard) }, true));
+        throw refuse("ending", interpolate(onlyGin,
+          { number: place, upcard: upcard === null ? "" : cardName(upcard) }, true));
       }
       if (knockerDeadwood === 0) {
-        throw new HandError(number, "knocker_deadwood",
+        throw refuse("knocker_deadwood",
           interpolate(gettext("hand %(number)s: knocking with 0 deadwood is gin; record it as gin"),
-            { number: number }, true));
+            { number: place }, true));
       }
       if (isWholeNumber(knockerDeadwood) && knockerDeadwood > limit) {
         var overLimit = rules.oklahoma
           ? gettext("hand %(number)s: knocker_deadwood %(deadwood)s is over the knock limit of %(limit)s" +
             " (the upcard is %(upcard)s)")
           : gettext("hand %(number)s: knocker_deadwood %(deadwood)s is over the knock limit of %(limit)s");
-        throw new HandError(number, "knocker_deadwood", interpolate(overLimit, {
+        throw refuse("knocker_deadwood", interpolate(overLimit, {
           number: number, deadwood: knockerDeadwood, limit: limit, upcard: upcard === null ? "" : cardName(upcard)
         }, true));
       }
       checkDeadwood(number, "knocker_deadwood", knockerDeadwood, 1, limit,
-        gettext("hand %(number)s: enter the knocker's deadwood (%(name)s)"));
+        gettext("hand %(number)s: enter the knocker's deadwood (%(name)s)"), board);
     } else if (knockerDeadwood !== null && knockerDeadwood !== 0) {
-      throw new HandError(number, "knocker_deadwood",
+      throw refuse("knocker_deadwood",
         interpolate(facts.ending === "gin"
           ? gettext("hand %(number)s: a gin has no knocker deadwood")
-          : gettext("hand %(number)s: a big gin has no knocker deadwood"), { number: number }, true));
+          : gettext("hand %(number)s: a big gin has no knocker deadwood"), { number: place }, true));
     }
     checkDeadwood(number, "defender_deadwood",
       given(facts.defender_deadwood) ? facts.defender_deadwood : null, 0, MAX_DEADWOOD,
-      gettext("hand %(number)s: enter the defender's deadwood (%(name)s)"));
+      gettext("hand %(number)s: enter the defender's deadwood (%(name)s)"), board);
     return upcard;
   }
 
@@ -446,6 +499,14 @@
     var undercut = defender < knocker || (defender === knocker && rules.undercut_on_tie);
     if (undercut) { return ["undercut", otherPlayer(players, by), knocker - defender + rules.undercut_bonus]; }
     return ["knock", by, defender - knocker];
+  }
+
+  // score.score_hand: [result, winner, points, doubled] of a valid, non-dead hand, the spade double applied.
+  function scoreHand(rules, players, facts, upcard) {
+    var outcome = handOutcome(rules, players, facts);
+    // The upcard rules are Oklahoma's: elsewhere a recorded upcard is information only.
+    var doubled = rules.oklahoma && rules.spade_double && upcard !== null && cardSuit(upcard) === "S";
+    return [outcome[0], outcome[1], doubled ? outcome[2] * 2 : outcome[2], doubled];
   }
 
   function perPlayer(players, value) {
@@ -525,6 +586,9 @@
   function checkTimeCall(rules, timeCalledAfter, handCount) {
     if (timeCalledAfter === null) { return; }
     var name = "time_called_after";
+    if (isPartnership(rules)) {
+      throw new HandError(null, name, gettext("a partnership game is not ended by time: time cannot be called"));
+    }
     if (rules.hollywood) {
       throw new HandError(null, name, gettext("a Hollywood sitting is not ended by time: time cannot be called"));
     }
@@ -559,6 +623,12 @@
   // score.score_session: hands and games with Map-keyed figures (players as given).
   function scoreMaps(rules, players, firstDealer, hands, timeCalledAfter) {
     var called = given(timeCalledAfter) ? timeCalledAfter : null;
+    try {
+      checkTwoPlayers(rules); // scorePartnership scores four players' deals
+    } catch (error) {
+      if (error instanceof RuleError) { throw new HandError(null, error.field, error.message); }
+      throw error;
+    }
     if (!Array.isArray(players) || players.length !== 2 || players[0] === players[1]) {
       throw new HandError(null, "players", gettext("a game needs exactly two different players"));
     }
@@ -586,13 +656,11 @@
         hand = { number: number, dealer: dealer, result: "dead", winner: null, loser: null, points: 0,
           boxes: 0, doubled: false, games: [] };
       } else {
-        var outcome = handOutcome(rules, pair, facts);
+        var outcome = scoreHand(rules, pair, facts, upcard);
         var winner = outcome[1];
         var points = outcome[2];
-        // The upcard rules are Oklahoma's: elsewhere a recorded upcard is information only.
-        var doubled = rules.oklahoma && rules.spade_double && upcard !== null && cardSuit(upcard) === "S";
+        var doubled = outcome[3];
         var boxes = doubled && rules.spade_double_boxes ? 2 : 1;
-        if (doubled) { points *= 2; }
         // Hollywood flow: every open game where the winner already has a win,
         // plus the lowest-numbered open game where they have none.
         var open = games.filter(function (game) { return !game.over; });
@@ -707,6 +775,169 @@
     };
   }
 
+  // ---- partnership.py ---------------------------------------------------
+  var BOARDS = 2;
+
+  // The two sides: the 1st and 3rd players against the 2nd and 4th (each side one array, kept by identity).
+  function sidesOf(players) { return [[players[0], players[2]], [players[1], players[3]]]; }
+  function sideOf(sides, player) { return sides[0].indexOf(player) >= 0 ? sides[0] : sides[1]; }
+
+  // Who plays whom on boards 1 and 2 of deal `deal` (1-based), each as [1st side's player, 2nd side's].
+  function boardPairs(rules, players, deal) {
+    if (rules.partner_opponents === "alternate" && deal % 2 === 0) {
+      return [[players[0], players[3]], [players[2], players[1]]];
+    }
+    return [[players[0], players[1]], [players[2], players[3]]];
+  }
+
+  function checkFourPlayers(players, firstDealer) {
+    var distinct = Array.isArray(players) && players.length === 4 && players.every(function (player, index) {
+      return players.indexOf(player) === index;
+    });
+    if (!distinct) { throw new HandError(null, "players", gettext("a partnership game needs four different players")); }
+    if (players.indexOf(firstDealer) < 0) {
+      throw new HandError(null, "first_dealer", interpolate(
+        gettext("first_dealer must be one of the players, not %(value)s"), { value: repr(firstDealer) }, true));
+    }
+  }
+
+  // partnership.score_partnership, with Map-keyed figures (sides as sidesOf gives them).
+  function partnershipMaps(rules, players, firstDealer, deals) {
+    if (!isPartnership(rules)) {
+      throw new HandError(null, "rules", gettext("these rules are for two players: choose the partnership preset"));
+    }
+    checkFourPlayers(players, firstDealer);
+    var sides = sidesOf(players);
+    var game = {
+      number: 1, hand_points: perPlayer(sides, 0), boxes: perPlayer(sides, 0), wins: perPlayer(sides, 0),
+      over: false, winner: null, closed_by_hand: null, by_time: false, settled: null
+    };
+    var dealer = sideOf(sides, firstDealer);
+    var results = [];
+    deals.forEach(function (boards, index) {
+      var number = index + 1;
+      var last = number === deals.length;
+      var present = Array.isArray(boards) ? boards.filter(given).length : 0;
+      if (!Array.isArray(boards) || boards.length !== BOARDS || (present < BOARDS && !(last && present > 0))) {
+        throw new HandError(number, "boards",
+          interpolate(gettext("hand %(number)s: a deal has two boards, each a hand"), { number: number }, true));
+      }
+      if (game.over) {
+        throw new HandError(number, "boards",
+          interpolate(gettext("hand %(number)s: the game is already over, so no more hands can be recorded"),
+            { number: number }, true));
+      }
+      var pairs = boardPairs(rules, players, number);
+      var scored = boards.map(function (facts, at) {
+        return given(facts) ? scoreBoard(rules, pairs[at], facts, number, at + 1, dealer) : null;
+      });
+      var deal = settleDeal(sides, number, dealer, scored);
+      if (deal.winner !== null) {
+        game.hand_points.set(deal.winner, game.hand_points.get(deal.winner) + deal.points);
+        game.boxes.set(deal.winner, game.boxes.get(deal.winner) + 1);
+        game.wins.set(deal.winner, game.wins.get(deal.winner) + 1);
+        if (game.hand_points.get(deal.winner) >= rules.target) {
+          game.over = true;
+          game.winner = deal.winner;
+          game.closed_by_hand = number;
+          game.settled = settle(rules, sides, game);
+        }
+      }
+      results.push(deal);
+      dealer = dealAfter(rules, sides, deal);
+    });
+    return {
+      players: players, sides: sides, deals: results, game: snapshot(rules, game), over: game.over,
+      next_dealer: game.over ? null : dealer
+    };
+  }
+
+  // One board's hand, scored as a two-handed hand; its dealer is the dealing side's player there.
+  function scoreBoard(rules, pair, facts, number, board, dealingSide) {
+    var upcard = validateHand(rules, pair, facts, number, false, board);
+    var dealer = dealingSide.indexOf(pair[0]) >= 0 ? pair[0] : pair[1];
+    if (facts.ending === "dead") {
+      return { number: number, dealer: dealer, result: "dead", winner: null, loser: null, points: 0, boxes: 0,
+        doubled: false, games: [] };
+    }
+    var outcome = scoreHand(rules, pair, facts, upcard);
+    return { number: number, dealer: dealer, result: outcome[0], winner: outcome[1],
+      loser: otherPlayer(pair, outcome[1]), points: outcome[2], boxes: 0, doubled: outcome[3], games: [] };
+  }
+
+  // The side whose players won more on the two boards wins the deal by the difference; equal is a tied deal.
+  function settleDeal(sides, number, dealer, boards) {
+    var settled = boards.every(function (board) { return board !== null; });
+    var won = perPlayer(sides, 0);
+    boards.forEach(function (board) {
+      if (board !== null && board.winner !== null) {
+        var side = sideOf(sides, board.winner);
+        won.set(side, won.get(side) + board.points);
+      }
+    });
+    var first = won.get(sides[0]);
+    var second = won.get(sides[1]);
+    if (!settled || first === second) {
+      return { number: number, dealer: dealer, boards: boards, winner: null, loser: null, points: 0, settled: settled };
+    }
+    var winner = first > second ? sides[0] : sides[1];
+    var loser = otherPlayer(sides, winner);
+    return { number: number, dealer: dealer, boards: boards, winner: winner, loser: loser,
+      points: Math.abs(first - second), settled: true };
+  }
+
+  // The side that deals the next deal: after a tied deal (or one still waiting for a board) the same side.
+  function dealAfter(rules, sides, deal) {
+    if (deal.winner === null) { return deal.dealer; }
+    if (rules.next_dealer === "loser") { return deal.loser; }
+    if (rules.next_dealer === "winner") { return deal.winner; }
+    return otherPlayer(sides, deal.dealer);
+  }
+
+  // The sheet of a partnership game (see the API above): sides by number, players as given.
+  function scorePartnership(rulesSpec, players, firstDealer, deals) {
+    var rules = resolveRules(rulesSpec);
+    var refs = Array.isArray(players) ? players : [];
+    var ids = refs.map(idOf);
+    var result = partnershipMaps(rules, ids, idOf(firstDealer), deals);
+    var sides = result.sides;
+    var number = function (side) { return side === null ? null : sides.indexOf(side); };
+    var pair = function (map) { return map ? [map.get(sides[0]), map.get(sides[1])] : null; };
+    var game = result.game;
+    return {
+      over: result.over,
+      winner: number(game.winner),
+      margin: game.margin,
+      next_dealer: number(result.next_dealer),
+      deal_count: result.deals.length,
+      sides: [[refs[0], refs[2]], [refs[1], refs[3]]],
+      score: {
+        target: game.target, hand_points: pair(game.hand_points), boxes: pair(game.boxes), over: game.over,
+        winner: number(game.winner), final: pair(game.final), margin: game.margin,
+        closed_by_hand: game.closed_by_hand,
+        breakdown: game.breakdown.map(function (line) {
+          return { label: line.label, side: number(line.player), amount: line.amount };
+        })
+      },
+      deals: result.deals.map(function (deal, index) {
+        return {
+          number: deal.number, dealer: number(deal.dealer), winner: number(deal.winner), points: deal.points,
+          settled: deal.settled,
+          boards: deal.boards.map(function (board, at) {
+            if (board === null) { return null; }
+            var facts = deals[index][at];
+            return {
+              ending: facts.ending, by: orNull(facts.by), knocker_deadwood: orNull(facts.knocker_deadwood),
+              defender_deadwood: orNull(facts.defender_deadwood), upcard: given(facts.upcard) ? facts.upcard : "",
+              dealer: board.dealer, result: board.result, winner: board.winner, points: board.points,
+              doubled: board.doubled
+            };
+          })
+        };
+      })
+    };
+  }
+
   // ---- record.py (without the `cards` checks) ----------------------------
   var RECORD_HAND_FIELDS = ["ending", "by", "knocker_deadwood", "defender_deadwood", "upcard", "cards"];
 
@@ -726,32 +957,38 @@
     return [strip(players[0]), strip(players[1])];
   }
 
-  function parseHand(number, raw) {
+  function parseHand(number, raw, board) {
+    var place = boardPlace(number, board);
+    function refuse(field, message) {
+      var error = new RecordError(number, field, message, null, board);
+      error.partnership = given(board);
+      return error;
+    }
     if (!isPlainObject(raw)) {
-      throw new RecordError(number, "ending",
-        interpolate(gettext("hand %(number)s must be an object with an 'ending'"), { number: number }, true));
+      throw refuse("ending",
+        interpolate(gettext("hand %(number)s must be an object with an 'ending'"), { number: place }, true));
     }
     Object.keys(raw).forEach(function (key) {
       if (RECORD_HAND_FIELDS.indexOf(key) < 0) {
-        throw new RecordError(number, key,
+        throw refuse(key,
           interpolate(gettext("hand %(number)s: %(key)s is not a hand fact (known: %(known)s)"),
-            { number: number, key: repr(key), known: RECORD_HAND_FIELDS.join(", ") }, true));
+            { number: place, key: repr(key), known: RECORD_HAND_FIELDS.join(", ") }, true));
       }
     });
     var ending = raw.ending;
     if (typeof ending !== "string") {
-      throw new RecordError(number, "ending",
-        interpolate(gettext("hand %(number)s: ending must be one of knock, gin, big_gin, dead"), { number: number }, true));
+      throw refuse("ending",
+        interpolate(gettext("hand %(number)s: ending must be one of knock, gin, big_gin, dead"), { number: place }, true));
     }
     var by = orNull(raw.by);
     if (by !== null && typeof by !== "string") {
-      throw new RecordError(number, "by",
-        interpolate(gettext("hand %(number)s: 'by' must be a player's name"), { number: number }, true));
+      throw refuse("by",
+        interpolate(gettext("hand %(number)s: 'by' must be a player's name"), { number: place }, true));
     }
     var upcard = orNull(raw.upcard);
     if (upcard !== null && typeof upcard !== "string") {
-      throw new RecordError(number, "upcard",
-        interpolate(gettext("hand %(number)s: upcard must be text such as \"7S\""), { number: number }, true));
+      throw refuse("upcard",
+        interpolate(gettext("hand %(number)s: upcard must be text such as \"7S\""), { number: place }, true));
     }
     return {
       ending: ending,
@@ -773,6 +1010,7 @@
 
   function parseAndScore(data) {
     if (!isPlainObject(data)) { throw new RecordError(null, "record", gettext("a game record must be a JSON object")); }
+    if (namesPartnership(data)) { return parsePartnership(data); }
     var rules;
     try {
       rules = readRules(has(data, "rules") ? data.rules : { preset: "standard" });
@@ -810,7 +1048,136 @@
     return scoreRecord(rules, players, firstDealer, parsed, timeCalledAfter);
   }
 
+  // ---- partnership records ----------------------------------------------
+
+  // A refusal of a partnership record: it names the board too (null for the deal or the record as a whole).
+  function partnershipError(hand, field, message, board) {
+    var error = new RecordError(hand, field, message, null, board);
+    error.partnership = true;
+    return error;
+  }
+
+  // The record's rules name a partnership preset (read before the rules are).
+  function namesPartnership(data) {
+    var preset = isPlainObject(data.rules) ? data.rules.preset : null;
+    return typeof preset === "string" && PARTNERSHIP_PRESETS.indexOf(strip(preset).toLowerCase()) >= 0;
+  }
+
+  function parseFourPlayers(data) {
+    var players = data.players;
+    if (!Array.isArray(players) || players.length !== 4 ||
+        !players.every(function (name) { return typeof name === "string" && strip(name) !== ""; })) {
+      throw partnershipError(null, "players",
+        gettext("players must be a list of four names, e.g. [\"Ann\", \"Bob\", \"Cat\", \"Dan\"]"));
+    }
+    var names = players.map(strip);
+    var folded = names.map(casefold);
+    if (folded.some(function (name, index) { return folded.indexOf(name) !== index; })) {
+      throw partnershipError(null, "players", gettext("the four players must have different names"));
+    }
+    return names;
+  }
+
+  // A deal's raw boards: {"boards": [board 1, board 2]}, or a refusal naming the deal.
+  function parseDeal(number, raw) {
+    if (!isPlainObject(raw)) {
+      throw partnershipError(number, "boards", interpolate(
+        gettext("hand %(number)s must be a deal such as {\"boards\": [board 1, board 2]}"), { number: number }, true));
+    }
+    Object.keys(raw).forEach(function (key) {
+      if (key !== "boards") {
+        throw partnershipError(number, key, interpolate(
+          gettext("hand %(number)s: %(key)s is not part of a deal (known: boards)"),
+          { number: number, key: repr(key) }, true));
+      }
+    });
+    var boards = raw.boards;
+    if (!Array.isArray(boards) || boards.length !== 2) {
+      throw partnershipError(number, "boards",
+        interpolate(gettext("hand %(number)s: a deal has two boards, each a hand"), { number: number }, true));
+    }
+    return boards;
+  }
+
+  function scorePartnershipRecord(rules, players, firstDealer, deals) {
+    try {
+      return partnershipMaps(rules, players, firstDealer, deals);
+    } catch (error) {
+      if (error instanceof HandError) { throw partnershipError(error.hand, error.field, error.message, error.board); }
+      throw error;
+    }
+  }
+
+  function parsePartnership(data) {
+    var rules;
+    try {
+      rules = readRules(data.rules);
+    } catch (error) {
+      if (error instanceof RuleError) {
+        throw partnershipError(null, error.field, interpolate(gettext("rules: %(message)s"), { message: error.message }, true));
+      }
+      throw error;
+    }
+    var players = parseFourPlayers(data);
+    var firstDealer = data.first_dealer;
+    if (typeof firstDealer !== "string" || players.indexOf(strip(firstDealer)) < 0) {
+      throw partnershipError(null, "first_dealer", gettext("first_dealer must be the name of one of the players"));
+    }
+    firstDealer = strip(firstDealer);
+    var rawDeals = has(data, "hands") ? data.hands : [];
+    if (!Array.isArray(rawDeals)) { throw partnershipError(null, "hands", gettext("hands must be a list")); }
+    if (given(data.time_called_after)) {
+      throw partnershipError(null, "time_called_after",
+        gettext("a partnership game is not ended by time: time cannot be called"));
+    }
+    var deals = [];
+    rawDeals.forEach(function (raw, index) {
+      var number = index + 1;
+      var parsed = [];
+      try {
+        parseDeal(number, raw).forEach(function (rawBoard, at) { parsed.push(parseHand(number, rawBoard, at + 1)); });
+      } catch (error) {
+        // The first fault is named: a fault of an earlier deal, or of this deal's first board, comes first.
+        var waiting = parsed.length ? [[parsed[0], null]] : [];
+        scorePartnershipRecord(rules, players, firstDealer, deals.concat(waiting));
+        throw error;
+      }
+      deals.push(parsed);
+    });
+    return scorePartnershipRecord(rules, players, firstDealer, deals);
+  }
+
+  function partnershipExpect(result) {
+    var name = function (side) { return side === null ? null : side.join(" & "); };
+    var keyedBySide = function (map) {
+      var plain = {};
+      map.forEach(function (value, side) { plain[name(side)] = value; });
+      return plain;
+    };
+    var game = result.game;
+    var entry = { winner: name(game.winner), over: game.over, hand_points: keyedBySide(game.hand_points),
+      boxes: keyedBySide(game.boxes) };
+    if (game.over) {
+      entry.final = keyedBySide(game.final);
+      entry.margin = game.margin;
+    }
+    var expect = {
+      hands: result.deals.map(function (deal) {
+        return {
+          winner: name(deal.winner), points: deal.points,
+          boards: deal.boards.map(function (board) {
+            return { winner: board.winner, result: board.result, points: board.points, dealer: board.dealer };
+          })
+        };
+      }),
+      games: [entry]
+    };
+    if (!result.over) { expect.next_dealer = name(result.next_dealer); }
+    return expect;
+  }
+
   function expectOf(session) {
+    if (session.deals) { return partnershipExpect(session); }
     var expect = {
       hands: session.hands.map(function (hand) {
         return { winner: hand.winner, result: hand.result, points: hand.points, dealer: hand.dealer };
@@ -835,7 +1202,10 @@
       return expectOf(parseAndScore(data));
     } catch (error) {
       if (error instanceof RecordError) {
-        return { error: { hand: error.hand, field: error.field }, message: error.message };
+        var where = error.partnership
+          ? { hand: error.hand, board: error.board, field: error.field }
+          : { hand: error.hand, field: error.field };
+        return { error: where, message: error.message };
       }
       throw error;
     }
@@ -851,6 +1221,7 @@
     readRules: readRules,
     score: score,
     scoreSession: scoreSession,
+    scorePartnership: scorePartnership,
     evaluate: evaluate
   });
 })(typeof self !== "undefined" ? self : globalThis);

@@ -1,12 +1,15 @@
 """The offline scorer (static/js/engine.js) gives the Python engine's answer, run inside Chromium.
 
 Every golden vector and a seeded set of random records of every preset (random
-overrides, refused hands and rules, and games ended by time included) go to the page in one batch; the
+overrides, refused hands and rules, games ended by time, and partnership games of four players
+with their deals of two boards included) go to the page in one batch; the
 browser's answers must equal scoring.engine.record.evaluate (an error is judged
-on its hand and field, as the vectors are), and for every valid record the full
+on its hand, board and field, as the vectors are), and for every valid record the full
 sheet (``GinEngine.scoreSession``: boxes, doubling, games scored in, bonus lines,
 closing hand, next dealer, the sitting's winner and margin) must equal
-scoring.engine.score.score_session's. One game recorded through the services
+scoring.engine.score.score_session's; for a partnership game ``GinEngine.scorePartnership``'s
+(each board, each deal, the sides' figures, a deal still waiting for a board) must equal
+scoring.engine.partnership.score_partnership's. One game recorded through the services
 checks that the shape is the API's own.
 """
 
@@ -18,9 +21,10 @@ from typing import Any
 
 import pytest
 
-from scoring.engine.record import GameRecord, RecordError, evaluate, parse_record, score_record
+from scoring.engine.partnership import PartnershipResult, board_pairs, score_partnership
+from scoring.engine.record import GameRecord, PartnershipRecord, RecordError, evaluate, parse_record, score_record
 from scoring.engine.rules import PRESETS, RULE_FIELDS
-from scoring.engine.score import SessionResult
+from scoring.engine.score import HandFacts, SessionResult
 from tests.conftest import VECTOR_FILES, load_vector
 from tests.fuzzing import examples
 
@@ -48,6 +52,8 @@ def _override(rng: random.Random, name: str) -> Any:
         return rng.choice(["gin_only", "one", "ONE"])
     if name == "next_dealer":
         return rng.choice(["loser", "winner", "alternate"])
+    if name == "partner_opponents":
+        return rng.choice(["fixed", "alternate", "fixed", " Alternate "])
     if name == "knock_limit":
         return rng.choice([0, 1, 5, 7, 10, "9"])
     if name == "target":
@@ -147,6 +153,48 @@ def random_record(rng: random.Random) -> dict[str, Any]:
     return record
 
 
+def random_partnership_record(rng: random.Random) -> dict[str, Any]:
+    """A partnership game: four players, each entry of ``hands`` a deal of two boards (docs/game-record.md)."""
+    players = rng.sample(NAMES, 4)
+    spec: dict[str, Any] = {"preset": rng.choice(["partnership"] * 8 + [" Partnership ", "PARTNERSHIP"])}
+    for name in rng.sample(RULE_FIELDS, rng.choice([0, 0, 1, 1, 2, 3])):
+        spec[name] = _override(rng, name)
+    if rng.random() < 0.4:
+        spec["partner_opponents"] = rng.choice(["fixed", "alternate"])
+    record: dict[str, Any] = {"rules": spec, "players": players, "first_dealer": rng.choice(players)}
+    roll = rng.random()
+    if roll < 0.03:
+        record[rng.choice(["players", "first_dealer", "hands"])] = rng.choice(
+            [players[:2], [*players[:3], players[0].upper()], "Ann", None, [*players[:3], ""], "Nobody", {}]
+        )
+    elif roll < 0.05:
+        record["time_called_after"] = rng.choice([0, 1, None])
+    rules = _typed_rules(spec)
+    if rules["preset"] != "partnership":
+        rules = PRESETS["partnership"].as_dict()
+    quartet = players if isinstance(record["players"], list) and len(record["players"]) == 4 else NAMES[:4]
+    from scoring.engine.rules import resolve_rules
+
+    resolved = resolve_rules(rules)
+    deals = []
+    for number in range(1, rng.randint(0, 14) + 1):
+        pairs = board_pairs(resolved, quartet, number)
+        deal: Any = {"boards": [_hand(rng, list(pair), rules) for pair in pairs]}
+        roll = rng.random()
+        if roll < 0.01:  # a board's winner who does not play on that board
+            board = deal["boards"][rng.randint(0, 1)]
+            if isinstance(board, dict) and board.get("ending") not in (None, "dead"):
+                board["by"] = rng.choice(quartet)
+        elif roll < 0.015:  # not a deal of two boards
+            deal = rng.choice(
+                [{"boards": deal["boards"][:1]}, {"boards": deal["boards"] * 2}, deal["boards"], {**deal, "n": 1}, None]
+            )
+        deals.append(deal)
+    record["hands"] = deals if not isinstance(record.get("hands"), (dict, str)) else record["hands"]
+    _trim_at_the_end(rng, record)
+    return record
+
+
 def _trim_at_the_end(rng: random.Random, record: dict[str, Any]) -> None:
     """Most sittings stop where the table would: at the hand that closes them (the rest keep
     going, to check the "game is already over" refusal)."""
@@ -164,7 +212,9 @@ def _time_call(rng: random.Random, hand_count: int) -> Any:
 
 def random_records(count: int, seed: int = SEED) -> list[dict[str, Any]]:
     rng = random.Random(seed)
-    return [random_record(rng) for _ in range(count)] + boundary_records()
+    # One record in six a partnership game.
+    records = [random_partnership_record(rng) if rng.random() < 1 / 6 else random_record(rng) for _ in range(count)]
+    return records + boundary_records()
 
 
 def boundary_records() -> list[dict[str, Any]]:
@@ -260,15 +310,107 @@ def session_input(record: GameRecord) -> dict[str, Any]:
     }
 
 
+def partnership_sheet_of(result: PartnershipResult, deals) -> dict[str, Any]:
+    """score_partnership's result in the shape GinEngine.scorePartnership returns (sides by number)."""
+    sides = list(result.sides)
+
+    def number(side):
+        return None if side is None else sides.index(side)
+
+    def pair(figures):
+        return None if figures is None else [figures[sides[0]], figures[sides[1]]]
+
+    game = result.game
+    return {
+        "over": result.over,
+        "winner": number(game.winner),
+        "margin": game.margin,
+        "next_dealer": number(result.next_dealer),
+        "deal_count": len(result.deals),
+        "sides": [list(side) for side in sides],
+        "score": {
+            "target": game.target,
+            "hand_points": pair(game.hand_points),
+            "boxes": pair(game.boxes),
+            "over": game.over,
+            "winner": number(game.winner),
+            "final": pair(game.final),
+            "margin": game.margin,
+            "closed_by_hand": game.closed_by_hand,
+            "breakdown": [
+                {"label": line.label, "side": number(line.player), "amount": line.amount} for line in game.breakdown
+            ],
+        },
+        "deals": [
+            {
+                "number": deal.number,
+                "dealer": number(deal.dealer),
+                "winner": number(deal.winner),
+                "points": deal.points,
+                "settled": deal.settled,
+                "boards": [
+                    None
+                    if board is None
+                    else {
+                        "ending": facts.ending,
+                        "by": facts.by,
+                        "knocker_deadwood": facts.knocker_deadwood,
+                        "defender_deadwood": facts.defender_deadwood,
+                        "upcard": facts.upcard or "",
+                        "dealer": board.dealer,
+                        "result": board.result,
+                        "winner": board.winner,
+                        "points": board.points,
+                        "doubled": board.doubled,
+                    }
+                    for board, facts in zip(deal.boards, deal_facts, strict=True)
+                ],
+            }
+            for deal, deal_facts in zip(result.deals, deals, strict=True)
+        ],
+    }
+
+
+def facts_input(facts: HandFacts | None) -> dict[str, Any] | None:
+    if facts is None:
+        return None
+    return {
+        "ending": facts.ending,
+        "by": facts.by,
+        "knocker_deadwood": facts.knocker_deadwood,
+        "defender_deadwood": facts.defender_deadwood,
+        "upcard": facts.upcard,
+    }
+
+
+def partnership_input(record: PartnershipRecord, index: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What an offline partnership sheet hands GinEngine.scorePartnership, and the Python engine's sheet.
+
+    Every third game is scored with its last deal waiting for one board (the one a phone has not sent yet).
+    """
+    deals = [list(deal) for deal in record.deals]
+    if deals and index % 3 == 0:
+        deals[-1][index % 2] = None
+    result = score_partnership(record.rules, record.players, record.first_dealer, deals)
+    spec = {"partnership": True, "rules": record.rules.as_dict(), "players": list(record.players)}
+    spec |= {"first_dealer": record.first_dealer, "deals": [[facts_input(f) for f in deal] for deal in deals]}
+    return spec, partnership_sheet_of(result, deals)
+
+
 def python_answers(records: list[dict[str, Any]]) -> tuple[list[dict], list[dict], list[dict]]:
-    """(evaluate answers, scoreSession inputs, expected sheets) for ``records``."""
+    """(evaluate answers, scoreSession / scorePartnership inputs, expected sheets) for ``records``."""
     answers, inputs, sheets = [], [], []
-    for data in records:
+    for index, data in enumerate(records):
         answers.append(comparable(evaluate(data)))
         try:
             record = parse_record(data)
             result = score_record(record)
         except RecordError:
+            continue
+        if isinstance(record, PartnershipRecord):
+            spec, sheet = partnership_input(record, index)
+            inputs.append(spec)
+            sheets.append(sheet)
             continue
         inputs.append(session_input(record))
         sheets.append(sheet_of(record, result))
@@ -285,8 +427,10 @@ RUN_IN_BROWSER = """(batch) => {
     const answer = GinEngine.evaluate(record);
     return answer.error ? { error: answer.error } : answer;
   });
-  const sheets = sessions.map(
-    (s) => GinEngine.scoreSession(s.rules, s.players, s.first_dealer, s.hands, s.time_called_after)
+  const sheets = sessions.map((s) =>
+    s.partnership
+      ? GinEngine.scorePartnership(s.rules, s.players, s.first_dealer, s.deals)
+      : GinEngine.scoreSession(s.rules, s.players, s.first_dealer, s.hands, s.time_called_after)
   );
   return JSON.stringify([answers, sheets]);
 }"""
@@ -322,7 +466,7 @@ def run_in_browser(page, records: list[dict[str, Any]], batch: int = 5000) -> No
 
 def test_offline_scorer_matches_every_golden_vector(scorer_page):
     vectors = [load_vector(path) for path in VECTOR_FILES]
-    assert len(vectors) >= 28
+    assert len(vectors) >= 33
     # The vectors' own expectations too, not only the Python engine's word.
     answers = scorer_page.evaluate(
         "(records) => records.map((r) => { const a = GinEngine.evaluate(r); return a.error ? {error: a.error} : a; })",
@@ -351,6 +495,19 @@ def test_offline_scorer_matches_the_engine_on_random_records_of_every_preset(sco
     by_time = [game for answer in answers for game in answer.get("games", []) if game.get("ended_by_time")]
     assert len(by_time) > 100
     assert "time_called_after" in refused_fields
+    # Partnership games: whole games, ties, waiting deals, and refusals naming the board.
+    partnership = [
+        (record, answer)
+        for record, answer in zip(records, answers, strict=True)
+        if isinstance(record.get("rules"), dict)
+        and str(record["rules"].get("preset", "")).strip().lower() == "partnership"
+    ]
+    assert len(partnership) > 300
+    assert sum(1 for _record, answer in partnership if "error" not in answer and answer["games"][0]["over"]) > 50
+    boards = {answer["error"].get("board") for _record, answer in partnership if "error" in answer}
+    assert {None, 1, 2} <= boards
+    fields = {answer["error"]["field"] for _record, answer in partnership if "error" in answer}
+    assert {"by", "boards", "players", "rules"} <= fields
     run_in_browser(scorer_page, records)
 
 
