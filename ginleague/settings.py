@@ -282,7 +282,7 @@ STATIC_COLLECTED = SERVED_PUBLICLY or env_bool("STATIC_COLLECTED", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "ginleague.storage.StaticFilesStorage"
         if STATIC_COLLECTED
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },

@@ -32,7 +32,14 @@ SHELL_STATIC = [
     "js/i18n-fallback.js",
     "js/site.js",
     "js/wall.js",
-    "js/offline.js",
+    # The offline app: its entry point and every module it imports (static/js/offline/main.js).
+    "js/offline/main.js",
+    "js/offline/common.js",
+    "js/offline/kept.js",
+    "js/offline/scorer.js",
+    "js/offline/queue.js",
+    "js/offline/sheet.js",
+    "js/offline/sync.js",
     "js/engine.js",
     "django_htmx/htmx-2.min.js",
     "icons/icon-192.png",
@@ -120,6 +127,6 @@ def service_worker(request):
 
 @require_safe
 def offline_waiting(request):
-    """What this phone holds that the server has not yet stored (filled in by static/js/offline.js)."""
+    """What this phone holds that the server has not yet stored (filled in by static/js/offline/)."""
     context = {"hand_words": hand_row_words_json(), "rule_words": json.dumps(rule_words())}
     return render(request, "scoring/offline_waiting.html", context)

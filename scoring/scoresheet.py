@@ -24,7 +24,7 @@ from scoring.templatetags.hand_cards import hand_cards_html
 def hand_row_words() -> dict:
     """How a row of the hands table reads, in the active language.
 
-    The sheet drawn here and the sheet the phone draws offline (static/js/offline.js, which reads
+    The sheet drawn here and the sheet the phone draws offline (static/js/offline/sheet.js, which reads
     these from the page: `hand_words` as JSON) say a hand the same way. Each is a template: {by},
     {winner}, {dealer} are names; {ending} a word of `endings`; the rest figures.
     """
@@ -47,12 +47,13 @@ def hand_row_words() -> dict:
 
 
 def hand_row_words_json() -> str:
-    """``hand_row_words()`` for offline.js, in a data attribute (the pages allow no inline script, JSON included)."""
+    """``hand_row_words()`` for the offline app (static/js/offline/sheet.js), in a data attribute (the pages
+    allow no inline script, JSON included)."""
     return json.dumps(hand_row_words())
 
 
 def offline_copy_json(game: Game, hands: list[Hand], *, editable: bool) -> str:
-    """The game's facts as the phone keeps them to score offline (static/js/offline.js), in a data attribute
+    """The game's facts as the phone keeps them to score offline (static/js/offline/kept.js), in a data attribute
     of the sheet: every page that draws the sheet (a load, a save's answer, the live stream's) hands the
     phone its true copy at once. ``updated_at`` is the copy's version: a page the phone kept for offline
     use is older than what it has seen since, and never replaces it. Hands are ``[id, ending, by,

@@ -27,7 +27,7 @@ def test_every_page_links_the_manifest_and_the_badge(client):
     UserFactory(username="ann")  # past first-run setup
     page = client.get("/login/").content.decode()
     assert 'rel="manifest" href="/manifest.webmanifest"' in page
-    assert 'id="net-badge"' in page and "/static/js/offline.js" in page
+    assert 'id="net-badge"' in page and "/static/js/offline/main.js" in page
     manifest = client.get("/manifest.webmanifest")
     assert manifest["Content-Type"] == "application/manifest+json"
     assert manifest.json()["display"] == "standalone"

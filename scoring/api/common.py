@@ -58,7 +58,7 @@ def api_exception_handler(exc, context):
         if isinstance(exc, NotAuthenticated):
             # Words for people, not DRF's "Authentication credentials were not provided." A phone's queued
             # hand reads the X-Sign-In header and waits for its account instead of being refused
-            # (static/js/offline.js: not the words, which follow the request's Accept-Language).
+            # (static/js/offline/: not the words, which follow the request's Accept-Language).
             detail = _("Sign in to do this: nobody is signed in.")
             response.headers["X-Sign-In"] = "required"  # said without words, for the phone's queue
         response.data = problem(getattr(exc, "field", None), detail)  # the parser's BadJSONText names its key

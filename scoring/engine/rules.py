@@ -210,7 +210,7 @@ def field_label(name: str) -> str:
 
 def rule_words() -> dict[str, Any]:
     """The words a rule set is described in (presets, rules, choices), for a page that describes one
-    without the server: the sheet of a game started on a phone with no network (static/js/offline.js).
+    without the server: the sheet of a game started on a phone with no network (static/js/offline/).
     In the active language: the offline page is rendered for its reader."""
     return {
         "presets": {key: _(label) for key, label in PRESET_LABELS.items()},

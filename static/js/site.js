@@ -193,7 +193,7 @@
 // 502/503/504) is sent again with the very values htmx sent, the form's key among them, so the server
 // stores it once and answers the repeat with the first save's outcome. The repeat goes by fetch, not
 // through htmx: the form's hx-sync queue and a swapped-out form's events cannot then lose it. The line
-// under the buttons says what is happening. Once the browser reports no network, static/js/offline.js
+// under the buttons says what is happening. Once the browser reports no network, static/js/offline/
 // owns the save (it keeps the hand on the phone and sends it later): a save still waiting here is handed
 // to it, and its "htmx:afterRequest" (offline: true) ends the wait here.
 (function () {
@@ -248,11 +248,11 @@
     pending.timer = setTimeout(sendAgain, pause);
     pause = Math.min(pause * 2, 15000);
   }
-  // The browser reports no network: offline.js takes the save (a copy the server did get is recognised
+  // The browser reports no network: the offline app (static/js/offline/) takes the save (a copy the server did get is recognised
   // when it sends it: same hand number, same facts).
   function handOver() {
     // Once per save: the "offline" event and htmx's sendError both arrive, and a second hand-over
-    // would have offline.js queue the same hand twice (as hand N and hand N+1).
+    // would have the offline app queue the same hand twice (as hand N and hand N+1).
     if (!pending || pending.controller || pending.handedOver) { return; }
     pending.handedOver = true;
     clearTimeout(pending.timer);
@@ -325,7 +325,7 @@
   // htmx fires this on the form, or, once the answer replaced the form, on the nearest element still on the page.
   document.addEventListener("htmx:afterRequest", function (event) {
     var detail = event.detail || {};
-    if (detail.offline) {  // offline.js kept the hand on the phone: nothing left to send from here
+    if (detail.offline) {  // the offline app kept the hand on the phone: nothing left to send from here
       if (pending) { stop(); say("", ""); }
       return;
     }

@@ -10,7 +10,7 @@
  * - The JavaScript catalog (/jsi18n/<language>/?v=..., the script strings in the page's language) too: the
  *   chosen language's is in the shell, and each one a page loads is kept, so offline pages keep their language.
  * - Static files come from the cache at once and are refreshed behind it (stale-while-revalidate).
- * Writes (POST, PUT, PATCH, DELETE) are never touched: offline.js queues them.
+ * Writes (POST, PUT, PATCH, DELETE) are never touched: the offline app (static/js/offline/) queues them.
  */
 /* global self, caches, fetch, Response, URL */
 (function () {

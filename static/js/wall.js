@@ -289,7 +289,7 @@
     if (source) source.close();
     source = null;
     if (navigator.onLine === false) {
-      // No network: the page is this phone's copy (static/js/offline.js); follow again once it is back.
+      // No network: the page is this phone's copy (static/js/offline/); follow again once it is back.
       setStatus(gettext("Offline"), false);
       return;
     }

@@ -192,7 +192,7 @@ def test_under_make_run_a_scoresheet_seen_once_scores_offline(new_page, make_run
     phone.goto(f"{base}/games/{game}/")
     expect(phone.locator("html[data-offline-ready='1']")).to_have_count(1)
     phone.evaluate("navigator.serviceWorker.ready.then(() => true)")  # installed: its shell is kept
-    kept = phone.evaluate(  # the worker keeps the sheet itself when the page asks (offline.js): let it finish
+    kept = phone.evaluate(  # the worker keeps the sheet itself when the page asks (static/js/offline/): let it finish
         """async (url) => {
             for (let tries = 0; tries < 400; tries++) {
                 if (await caches.match(url)) { return true; }

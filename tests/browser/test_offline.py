@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def ready(page) -> None:
-    """offline.js has registered the worker, kept the game's facts and loaded the offline scorer."""
+    """The offline app has registered the worker, kept the game's facts and loaded the offline scorer."""
     expect(page.locator("html[data-offline-ready='1']")).to_have_count(1)
 
 

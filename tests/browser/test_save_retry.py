@@ -3,7 +3,7 @@
 The first save's answer is lost after the server stored the hand (``page.route``
 lets the request through, then aborts it): the scoresheet says "No connection: will
 retry", sends the same form again and ends with "Saved", exactly one hand stored.
-Once the browser reports no network, static/js/offline.js owns the save: the hand
+Once the browser reports no network, static/js/offline/ owns the save: the hand
 is kept on the phone ("not yet sent") and sent when the network is back, once.
 """
 
@@ -96,7 +96,7 @@ def test_a_save_answered_503_is_sent_again_and_a_refusal_is_not(sheet):
 
 
 def ready(page) -> None:
-    """offline.js holds the game's facts and the offline scorer (what a save without a network needs)."""
+    """the offline app holds the game's facts and the offline scorer (what a save without a network needs)."""
     expect(page.locator("html[data-offline-ready='1']")).to_have_count(1)
 
 
@@ -146,7 +146,7 @@ def test_a_save_still_unanswered_when_the_network_drops_is_kept_on_the_phone_and
     assert Hand.objects.filter(game=game).count() == 1  # the server has it; the phone does not know yet
     context.set_offline(False)
 
-    # offline.js sends it as hand 1; the server already has that very hand, so it is not stored twice.
+    # the offline app sends it as hand 1; the server already has that very hand, so it is not stored twice.
     # "Online" alone means nothing is left waiting: every queued copy has been sent or dropped.
     expect(page.locator("#net-badge")).to_have_text("Online")
     expect(page.locator("table.hands tbody tr.unsent")).to_have_count(0)

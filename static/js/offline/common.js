@@ -1,0 +1,117 @@
+/* Scoring without a network: what every part of the offline app shares (issue 14, split by concern in issue 37).
+ * The page's settings (read from the <script type="module"> tag that loads main.js), the words for people
+ * (Django's JavaScript catalog, loaded before: gettext, ngettext, interpolate), the network (api: the JSON
+ * API with the CSRF token, `shared.netDown` when a request got no answer), a hand's facts in words, and el(). */
+// The page's settings, on the tag that loads main.js (a module has no document.currentScript).
+var script = document.querySelector("script[data-offline-app]");
+export var CONF = {
+  engine: (script && script.getAttribute("data-engine")) || "/static/js/engine.js",
+  sw: (script && script.getAttribute("data-sw")) || "/sw.js",
+  waiting: (script && script.getAttribute("data-waiting")) || "/waiting/",
+  user: (script && script.getAttribute("data-user")) || ""  // who is signed in on this page ("" nobody)
+};
+export var SHEET_PATH = /^\/games\/(\d+)\/$/;
+// Words for people come from Django's JavaScript catalog (loaded before this script): gettext, ngettext, interpolate.
+export function tr(format, values) { return interpolate(format, values, true); }
+export var ENDING_WORDS = { knock: gettext("Knock"), gin: gettext("Gin"), big_gin: gettext("Big gin"), dead: gettext("Dead hand") };
+export var RESULT_WORDS = {
+  knock: gettext("knock"), gin: gettext("gin"), big_gin: gettext("big gin"), undercut: gettext("undercut"),
+  dead: gettext("dead hand")
+};
+export var shared = {
+  netDown: false,  // a request just got no answer, even if the browser thinks it is online
+  sessionEnded: false  // the server said nobody is signed in, though this page was opened signed in
+};  // a request just got no answer, even if the browser thinks it is online
+
+export function offline() { return shared.netDown || navigator.onLine === false; }
+// The account a waiting change must be sent as, when the page is not signed in as it (else null).
+export function signInNeeded(op) {
+  if (!op || op.state !== "waiting" || !op.user) { return null; }
+  return op.user !== CONF.user || shared.sessionEnded ? op.user : null;
+}
+export function signInWords(user, count) {
+  return tr(ngettext("Sign in as %(user)s to send this hand", "Sign in as %(user)s to send these %(count)s hands", count),
+    { user: user, count: count });
+}
+export function newKey() {
+  if (window.crypto && crypto.randomUUID) { return "offline-" + crypto.randomUUID(); }
+  return "offline-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+}
+
+// ---- the network ------------------------------------------------------------------------------
+export function csrfToken() {
+  var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+  if (match) { return decodeURIComponent(match[1]); }
+  try { return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || ""; } catch (e) { return ""; }
+}
+export function api(method, url, body, key) {
+  var headers = { "Accept": "application/json", "X-CSRFToken": csrfToken() };
+  if (body !== undefined) { headers["Content-Type"] = "application/json"; }
+  if (key) { headers["Idempotency-Key"] = key; }
+  return fetch(url, {
+    method: method, headers: headers, credentials: "same-origin", cache: "no-store",
+    body: body === undefined ? undefined : JSON.stringify(body)
+  }).then(function (response) {
+    shared.netDown = false;
+    return response.text().then(function (text) {
+      var data = null;
+      try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+      return { status: response.status, data: data, signIn: response.headers.get("X-Sign-In") === "required" };
+    });
+  }, function (error) { shared.netDown = true; throw error; });
+}
+
+// ---- the local sheet: the server's game + the queue, scored by the engine -----------------------
+export function factsOf(hand) {
+  return {
+    ending: hand.ending, by: hand.by === undefined ? null : hand.by,
+    knocker_deadwood: hand.knocker_deadwood === undefined ? null : hand.knocker_deadwood,
+    defender_deadwood: hand.defender_deadwood === undefined ? null : hand.defender_deadwood,
+    upcard: hand.upcard || null
+  };
+}
+export function sameFacts(a, b) { return JSON.stringify(factsOf(a)) === JSON.stringify(factsOf(b)); }
+
+export function names(game) {
+  var map = {};
+  map[game.player_one.id] = game.player_one.name;
+  map[game.player_two.id] = game.player_two.name;
+  return map;
+}
+export function refName(ref, game) {
+  if (ref === null || ref === undefined) { return null; }
+  if (typeof ref === "object") { return ref.name; }
+  return names(game)[ref];
+}
+export function factWords(facts, game) {
+  var parts = [ENDING_WORDS[facts.ending] || facts.ending];
+  if (facts.by) { parts.push(tr(gettext("by %(name)s"), { name: names(game)[facts.by] })); }
+  if (facts.knocker_deadwood !== null && facts.knocker_deadwood !== undefined) {
+    parts.push(tr(gettext("deadwood %(deadwood)s"), { deadwood: facts.knocker_deadwood }));
+  }
+  if (facts.defender_deadwood !== null && facts.defender_deadwood !== undefined) {
+    parts.push(tr(gettext("against %(deadwood)s"), { deadwood: facts.defender_deadwood }));
+  }
+  if (facts.upcard) { parts.push(tr(gettext("upcard %(card)s"), { card: facts.upcard })); }
+  return parts.join(" ");
+}
+export function el(tag, attrs, children) {
+  var node = document.createElement(tag);
+  Object.keys(attrs || {}).forEach(function (name) {
+    if (name === "text") { node.textContent = attrs[name]; } else { node.setAttribute(name, attrs[name]); }
+  });
+  (children || []).forEach(function (child) {
+    if (child === null || child === undefined) { return; }
+    node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+  });
+  return node;
+}
+
+export function sheetGameId() {
+  var match = location.pathname.match(SHEET_PATH);
+  if (match && document.getElementById("sheet")) { return Number(match[1]); }
+  var local = document.querySelector("#sheet[data-local-game]");
+  return local ? local.getAttribute("data-local-game") : null;
+}
+export function isLocal(gameId) { return typeof gameId === "string" && gameId.indexOf("local-") === 0; }
+
