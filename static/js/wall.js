@@ -10,7 +10,11 @@
  *   shows: a part already at the stream's version is not fetched again). The stream sends "ready" (JSON:
  *   each part's version) and then one event per changed part.
  * - The scoresheet (#sheet) keeps a hand form being typed in: everything around it is redrawn, the form
- *   stays as typed; if its hand number was taken meanwhile the form says so and offers the next number. */
+ *   stays as typed; if its hand number was taken meanwhile the form says so and offers the next number.
+ * - A page with live parts beyond the header's "Needs you" count says quietly in the header (#live-status)
+ *   when its stream is down ("Not live: reconnecting…", after a moment's grace: a stream the server ends
+ *   every few minutes reopens at once) and, for a few seconds, when it is live again ("Live again"). The
+ *   wall screen and the bracket say it in their own status line (#wall-status). */
 (function () {
   "use strict";
   if (!window.EventSource || !window.fetch) {
@@ -32,6 +36,43 @@
     if (!status) return;
     status.textContent = text;
     status.classList.toggle("live", !!live);
+  }
+
+  // The header's quiet line (pages without a status line of their own, following more than the count).
+  var quiet = status ? null : document.getElementById("live-status");
+  if (quiet && !document.querySelector("[data-live]:not([data-live=todo])")) { quiet = null; }
+  var GRACE = 2000;     // down this long before the page says so
+  var AGAIN = 5000;     // "Live again" shows this long
+  var downTimer = null;
+  var againTimer = null;
+  var saidDown = false;
+  function say(text, down) {
+    quiet.textContent = text;
+    quiet.classList.toggle("is-down", down);
+    quiet.hidden = !text;
+  }
+  function showLive(state) {
+    if (!quiet) return;
+    if (state === "up") {
+      window.clearTimeout(downTimer);
+      downTimer = null;
+      if (!saidDown) return;
+      saidDown = false;
+      say(gettext("Live again"), false);
+      window.clearTimeout(againTimer);
+      againTimer = window.setTimeout(function () { if (!saidDown) say("", false); }, AGAIN);
+    } else if (state === "unlive") {
+      window.clearTimeout(downTimer);
+      saidDown = true;
+      say(gettext("Not live: reload for the latest"), true);
+    } else if (!saidDown && downTimer === null) {
+      downTimer = window.setTimeout(function () {  // no "ready" meanwhile (that clears this timer)
+        downTimer = null;
+        saidDown = true;
+        window.clearTimeout(againTimer);
+        say(gettext("Not live: reconnecting…"), true);
+      }, GRACE);
+    }
   }
 
   // The live parts on the page now, each {element, names, url}.
@@ -264,6 +305,7 @@
 
   function onReady(event) {
     setStatus(gettext("Live"), true);
+    showLive("up");
     var versions;
     if (wall) {
       versions = { change: event.data };
@@ -291,6 +333,7 @@
     if (navigator.onLine === false) {
       // No network: the page is this phone's copy (static/js/offline/); follow again once it is back.
       setStatus(gettext("Offline"), false);
+      showLive("down");
       return;
     }
     var stream = source = new EventSource(eventsUrl);
@@ -304,11 +347,13 @@
     stream.addEventListener("unlive", function () {
       stream.close(); // a server that cannot hold streams (WSGI): the page stays a plain page
       setStatus(gettext("Not live: reload for the latest"), false);
+      showLive("unlive");
     });
     stream.addEventListener("closing", function () {
       // The server is shutting down: come back to its successor a little later, not all pages at once.
       stream.close();
       setStatus(gettext("Reconnecting…"), false);
+      showLive("down");
       retryTimer = window.setTimeout(connect, 10000 + Math.random() * 10000);
     });
     stream.addEventListener("bye", function () {
@@ -316,6 +361,7 @@
     });
     stream.addEventListener("error", function () {
       setStatus(gettext("Reconnecting…"), false);
+      showLive("down");
       if (stream === source && stream.readyState === EventSource.CLOSED && navigator.onLine !== false) {
         // The browser gave up (e.g. the server answered an error): try again ourselves.
         retryTimer = window.setTimeout(connect, 3000);

@@ -87,6 +87,34 @@ def test_a_hand_removed_on_the_other_phone_is_said_as_removed_on_the_half_typed_
     quinn.goto("about:blank")
 
 
+def test_a_scoresheet_says_quietly_when_it_is_not_live_and_when_it_is_live_again(new_page, asgi_server):  # noqa: F811
+    _director, _club, _season, game = club_night()
+    pat = phone(new_page, asgi_server, "pat", f"/games/{game.pk}/")
+    status = pat.locator("#live-status")
+    expect(status).to_be_hidden()  # live: nothing to say
+    opened = "performance.getEntriesByType('resource').some(entry => entry.name.includes('/live/'))"
+    for _ in range(100):  # the page opens its stream once loaded
+        if pat.evaluate(opened):
+            break
+        pat.wait_for_timeout(100)
+
+    # The stream goes down and stays down (every stream it opens ends at once, as behind a proxy whose
+    # server is gone): the page says so.
+    pat.route("**/live/**", lambda route: route.fulfill(status=200, content_type="text/event-stream", body=""))
+    pat.evaluate("window.dispatchEvent(new Event('offline')); window.dispatchEvent(new Event('online'))")
+    expect(status).to_have_text("Not live: reconnecting…", timeout=10_000)
+    expect(status).to_be_visible()
+
+    pat.unroute("**/live/**")  # the server is back: the page follows again and says so, then goes quiet
+    expect(status).to_have_text("Live again", timeout=15_000)
+    # And it is live: another phone's hand shows.
+    services.hand_record(game=Game.objects.get(pk=game.pk), ending="gin", by=game.player_two, defender_deadwood=10)
+    expect(pat.locator("table.hands tbody tr")).to_have_count(1, timeout=WITHIN)
+    expect(status).to_be_hidden(timeout=10_000)
+    assert pat.evaluate("window.notReloaded") is True
+    pat.goto("about:blank")
+
+
 def test_a_season_page_and_a_to_do_count_follow_a_confirmation_in_another_context(new_page, asgi_server):  # noqa: F811
     _director, club, season, game = club_night()
     play(Game.objects.get(pk=game.pk), game.player_one)  # Pat wins: provisional, Quinn is to confirm it
