@@ -274,3 +274,13 @@ def test_partnership_invariants(case):
     assert result.game.boxes == {side: sum(deal.winner == side for deal in result.deals) for side in sides}
     assert result.over == (max(won.values()) >= rules.target)
     assert (result.next_dealer is None) == result.over
+
+
+def test_the_game_record_docs_partnership_example_is_what_the_engine_computes():
+    import json
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "game-record.md").read_text(encoding="utf-8")
+    section = text[text.index("## Partnership records") :]
+    example = json.loads(section[section.index("```json\n") + 8 : section.index("```", section.index("```json\n") + 8)])
+    assert evaluate(example) == example["expect"]
