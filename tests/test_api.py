@@ -785,6 +785,27 @@ def test_schema_describes_the_endpoints():
     assert {"201", "400", "403", "409", "422"} <= set(post_hand["responses"])
     assert any(param["name"] == "Idempotency-Key" for param in post_hand["parameters"])
     assert "/api/games/import/" in schema["paths"] and "/api/token/" in schema["paths"]
+    # A partnership record's refusal names the board too (docs/game-record.md, "Partnership records").
+    assert "board" in schema["components"]["schemas"]["RecordErrorDetail"]["properties"]
+
+
+def test_import_of_a_partnership_game_is_refused_whole_naming_the_board_where_there_is_one(people):
+    client = client_for("participant", people)
+    record = {
+        "rules": {"preset": "partnership"},
+        "players": ["Ann", "Bob", "Cat", "Dan"],
+        "first_dealer": "Bob",
+        "hands": [{"boards": [{"ending": "dead"}, {"ending": "gin", "by": "Ann", "defender_deadwood": 3}]}],
+    }
+    response = client.post("/api/games/import/", record, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"] == {"hand": 1, "board": 2, "field": "by"}
+    record["hands"][0]["boards"][1]["by"] = "Dan"
+    response = client.post("/api/games/import/", record, format="json")
+    assert response.status_code == 400  # scored, but a stored game has two players
+    assert response.json()["error"] == {"hand": None, "board": None, "field": "players"}
+    assert "cannot be stored yet" in response.json()["message"]
+    assert not Game.objects.exists() and not Hand.objects.exists()
 
 
 def test_docs_page_has_no_inline_script_or_style(client):

@@ -362,6 +362,12 @@ class ProblemSerializer(serializers.Serializer):
 
 class RecordErrorDetailSerializer(serializers.Serializer):
     hand = serializers.IntegerField(allow_null=True)
+    board = serializers.IntegerField(
+        allow_null=True,
+        required=False,
+        help_text="A partnership record only (four players, docs/game-record.md): the board (1 or 2) of deal "
+        "`hand` at fault, null for the deal or the record as a whole. Absent for a record of two players.",
+    )
     field = TextField()
 
 
