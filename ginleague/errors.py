@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import requires_csrf_token
 
+from ginleague.numbers import NumberRefused
 from scoring.api.common import problem
 
 API_PREFIX = "/api/"
@@ -102,6 +103,8 @@ def _answer(request, status: int, message: str, field: str | None = None) -> Htt
 def bad_request(request, exception=None):
     if isinstance(exception, RequestDataTooBig):
         return _answer(request, 413, MESSAGES[413])
+    if isinstance(exception, NumberRefused):  # our own words, naming the field (ginleague/numbers.py)
+        return _answer(request, 400, exception.text, exception.field)
     # Django's own reasons (a bad Host header, a broken form) are for the log, not the visitor.
     return _answer(request, 400, MESSAGES[400])
 

@@ -35,6 +35,7 @@ import datetime
 from django.db import connections
 from django.db.models import Count, Max, OuterRef, Subquery, Sum
 
+from ginleague import numbers
 from scoring.models import Game, Season, SwissRound
 
 CHANNEL = "ginleague_changes"  # season:<id>: a game of the season changed
@@ -207,8 +208,8 @@ def topic_ids(topics) -> dict[str, list[int]]:
     ids: dict[str, list[int]] = {"season": [], "game": []}
     for topic in topics:
         kind, _, number = topic.partition(":")
-        if kind in ids and number.isdigit():
-            ids[kind].append(int(number))
+        if kind in ids and (read := numbers.whole_or_none(number, low=1, high=numbers.BIGINT)) is not None:
+            ids[kind].append(read)
     return ids
 
 

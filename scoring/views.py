@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
+from ginleague import numbers
 from players.models import Player
 from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
@@ -343,7 +344,7 @@ def _card_context(form: HandForm | None, game: Game) -> dict:
     if worked.complete:
         for name, best in zip(DEADWOOD_BOXES, (worked.knocker_deadwood, worked.defender_deadwood), strict=True):
             typed = str(form.data.get(name, "")).strip()
-            if best is not None and typed.isdigit() and int(typed) != best:
+            if best is not None and numbers.whole_or_none(typed) not in (None, best):
                 typed_notes.append(
                     labelled(
                         HAND_FIELD_LABELS[name],
@@ -386,7 +387,9 @@ def hand_cards(request, game: Game):
     """
     rules = game.rule_set
     correcting = request.POST.get("correcting", "")
-    hand = _hand_of(game, int(correcting)) if correcting.isdigit() else None  # the correction form's
+    # the correction form's hand ("²" or a number no hand has: 400 naming the field)
+    number = numbers.whole_number(correcting, field="correcting", label=_("Hand"), low=1) if correcting else None
+    hand = _hand_of(game, number) if number is not None else None
     form = (CorrectionForm if hand else HandForm)(request.POST, game=game, rules=rules)
     form.is_valid()
     live = bool(request.POST.get("live"))
@@ -609,10 +612,7 @@ def _hand_of(game: Game, number: int) -> Hand:
 @require_POST
 @game_writer
 def hand_undo(request, game: Game):
-    try:
-        number = int(request.POST.get("number", ""))
-    except ValueError:
-        number = None
+    number = numbers.whole_or_none(request.POST.get("number", ""))
     if number is None or number != game.hand_count:
         messages.error(
             request, _("Hand number: the sheet changed since you looked; nothing was undone. Check it and try again.")
@@ -795,10 +795,8 @@ def game_new(request):
         initial = {}
         source = None
         if request.GET.get("from"):
-            try:
-                source = _load_game(int(request.GET["from"]), request.user)
-            except ValueError:
-                source = None
+            number = numbers.whole_or_none(request.GET["from"], low=1, high=numbers.BIGINT)
+            source = _load_game(number, request.user) if number is not None else None
         elif recent:
             source = recent[0]
         if source is not None:

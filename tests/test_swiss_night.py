@@ -755,7 +755,7 @@ def test_the_organiser_gives_a_player_a_fixed_table_at_check_in_and_the_pairing_
     client.force_login(cast.owner)
     url = reverse("league:night_check_in", args=[cast.club.slug, night_.pk])
     bad = client.post(url, {"player": late.pk, "here": "1", "fixed_table": "x"}, follow=True)
-    assert "Fixed table: give a table number" in bad.content.decode()
+    assert "Fixed table: A whole number from 1 to 32767." in bad.content.decode()
     client.post(url, {"player": late.pk, "here": "1", "fixed_table": "3"})
     assert SwissEntry.objects.get(player=late).fixed_table == 3
     other = clubs.member_add_guest(club=cast.club, name="Otto", added_by=cast.owner).player

@@ -24,6 +24,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from ginleague import numbers
 from scoring import selectors, services
 from scoring.api.idempotency import HEADER, MAX_KEY_LENGTH
 from scoring.api.serializers import GameDetailSerializer, ProblemSerializer
@@ -76,10 +77,7 @@ class Pages(PageNumberPagination):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size
-        try:
-            size = int(raw)
-        except ValueError:
-            size = 0
+        size = numbers.whole_or_none(raw) or 0
         if not 1 <= size <= self.max_page_size:
             raise DRFValidationError(
                 {

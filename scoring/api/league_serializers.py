@@ -10,6 +10,7 @@ from django.utils.functional import lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from ginleague import numbers
 from players.clubs import club_role
 from players.models import Club, Membership, Player
 from scoring.api.serializers import PlayerRefSerializer, RulesField, TextField
@@ -146,7 +147,7 @@ class CheckInSerializer(serializers.Serializer):
         default=True, help_text="true checks the player in; false checks them out (drops out after this round)."
     )
     fixed_table = serializers.IntegerField(
-        required=False, allow_null=True, default=None, min_value=1,
+        required=False, allow_null=True, default=None, min_value=1, max_value=numbers.SMALLINT,
         help_text="A table this player always sits at (accessibility; organisers only); null leaves it as it was.",
     )
 

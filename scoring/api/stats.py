@@ -10,6 +10,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.response import Response
 
+from ginleague import numbers
 from players.models import Player
 from scoring.api.league_serializers import HistoryHandSerializer
 from scoring.models import Result
@@ -42,9 +43,8 @@ def _whole(request, name: str, default: int, low: int, high: int) -> int:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
+    value = numbers.whole_or_none(raw, low=-numbers.BIGINT, high=numbers.BIGINT)
+    if value is None:
         value = low - 1
     if not low <= value <= high:
         raise DRFValidationError({name: [_("A whole number from %(low)s to %(high)s.") % {"low": low, "high": high}]})

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from ginleague import numbers
 from players.models import Membership, Player
 from scoring import permissions, services
 from scoring.changes import notify_season_change
@@ -40,7 +41,7 @@ def rounds_published(season: Season) -> int:
     return Fixture.objects.filter(season=season).aggregate(last=Max("round"))["last"] or 0
 
 
-def check_in(*, season: Season, player: Player, checked_in_by, fixed_table: int | None = None) -> SwissEntry:
+def check_in(*, season: Season, player: Player, checked_in_by, fixed_table: int | str | None = None) -> SwissEntry:
     """Mark ``player`` here: paired from the next round on (a late arrival, or one who dropped out and
     came back), or, called again for a player checked in, change their fixed table. ``fixed_table``: the
     table they always sit at (None leaves it as it was; organisers only)."""
@@ -62,8 +63,10 @@ def check_in(*, season: Season, player: Player, checked_in_by, fixed_table: int 
                     % {"player": player.name, "club": locked.club.name}
                 }
             )
-        if fixed_table is not None and fixed_table < 1:
-            raise ValidationError({"fixed_table": _("Tables are numbered from 1.")})
+        if fixed_table is not None:  # typed on the page or sent: a table number its column holds, or refused
+            fixed_table = numbers.whole_number(
+                fixed_table, field="fixed_table", label=_("Fixed table"), low=1, high=numbers.SMALLINT
+            )
         entry, _created = SwissEntry.objects.get_or_create(season=locked, player=player)
         entry.present, entry.dropped_after_round = True, None
         if fixed_table is not None:

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from ginleague import numbers
 from players import clubs
 from players.models import Player
 from scoring import permissions
@@ -73,23 +74,21 @@ def night_check_in(request, slug, pk):
     if (response := _login_first(request)) is not None:
         return response
     club, season = _night(request, slug, pk)
-    player = get_object_or_404(Player, pk=request.POST.get("player") or 0, memberships__club=club)
+    # A player's id that cannot be one ("abc"): 400 naming the field; one of nobody in the club: 404.
+    player_id = numbers.an_id(request.POST.get("player", ""), field="player", label=_("Player"))
+    player = get_object_or_404(Player, pk=player_id, memberships__club=club)
     here = request.POST.get("here") != "0"
     table = (request.POST.get("fixed_table") or "").strip()
-    if table and not table.isdigit():
-        messages.error(request, _("Fixed table: give a table number (1, 2, ...), or leave it empty."))
-        return redirect("league:night", slug=club.slug, pk=season.pk)
     try:
         if here:
-            night.check_in(
-                season=season, player=player, checked_in_by=request.user, fixed_table=int(table) if table else None
-            )
+            entry = night.check_in(season=season, player=player, checked_in_by=request.user, fixed_table=table or None)
         else:
             night.check_out(season=season, player=player, checked_out_by=request.user)
     except ValidationError as error:
         messages.error(request, _error_text(error))
     else:
         if here and table:
+            table = entry.fixed_table
             message = _("%(name)s is checked in, at table %(table)s.") % {"name": player.name, "table": table}
         elif here:
             message = _("%(name)s is checked in.") % {"name": player.name}

@@ -29,6 +29,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from ginleague import numbers
 from scoring import permissions
 from scoring.changes import game_topic, season_topic
 from scoring.league import live
@@ -36,15 +37,14 @@ from scoring.models import Game, Season
 from scoring.selectors import open_season_ids, todo_season_ids
 
 NOT_FOUND = {"game": gettext_noop("No such game."), "season": gettext_noop("No such season.")}
+LABELS = {"game": gettext_noop("Game"), "season": gettext_noop("Season")}
 
 
 def _id(request, name: str) -> int | None:
     value = request.GET.get(name)
     if value is None:
         return None
-    if not value.isdigit():
-        raise Http404(_(NOT_FOUND[name]))
-    return int(value)
+    return numbers.an_id(value, field=name, label=_(LABELS[name]))  # "²" or 1e30: 400 naming it
 
 
 def followed(request) -> dict[str, set[str]]:

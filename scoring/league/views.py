@@ -18,6 +18,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from ginleague import numbers
 from players import clubs
 from players.models import Club, Invitation, Membership, Player
 from scoring import audit, changes, permissions
@@ -344,9 +345,8 @@ def _round_to_show(request, season: Season) -> dict:
         last=Max("round"), current=Min("round", filter=Q(game__isnull=True))
     )
     last = figures["last"] or 1
-    try:
-        shown = int(request.GET.get("round", ""))
-    except ValueError:
+    shown = numbers.whole_or_none(request.GET.get("round", ""))
+    if shown is None:
         shown = figures["current"] or last
     shown = min(max(shown, 1), last)
     return {

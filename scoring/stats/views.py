@@ -14,6 +14,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
+from ginleague import numbers
 from players.models import Club, Player
 from scoring import permissions
 from scoring.engine.charts import Series, line_chart
@@ -67,10 +68,7 @@ def _history(request, *, player: Player | None = None, club: Club | None = None)
     hands, has_next, page = [], False, 1
     if not form.is_bound or form.is_valid():
         filters = form.filters() if form.is_bound else {}
-        try:
-            page = max(1, int(request.GET.get("page", "1")))
-        except ValueError:
-            page = 1
+        page = numbers.whole_or_none(request.GET.get("page", "1"), low=1) or 1
         hands, has_next = page_of(hand_history(viewer=request.user, player=player, club=club, **filters), page)
     return render(
         request,
