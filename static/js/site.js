@@ -42,6 +42,46 @@
     focusRecordOnOpen();
   }
 
+  // The record form sends only what the player can see: a box the chosen ending hides (the knocker's
+  // deadwood of a gin, any figure of a dead hand) is left out, whatever it still holds.
+  function hiddenBox(input) {
+    return input.type !== "hidden" && input.type !== "radio" && input.type !== "checkbox" && input.getClientRects().length === 0;
+  }
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = event.detail && event.detail.elt;
+    if (!form || form.id !== "record" || form.tagName !== "FORM") { return; }
+    Array.prototype.forEach.call(form.querySelectorAll(".deadwood input[name]"), function (input) {
+      if (!hiddenBox(input)) { return; }
+      if (event.detail.formData && event.detail.formData["delete"]) { event.detail.formData["delete"](input.name); }
+      if (event.detail.parameters) { delete event.detail.parameters[input.name]; }
+    });
+  });
+  // Enter on a choice (a radio) moves on to the next box still empty, instead of sending a hand half told;
+  // with every box filled it sends the form as usual.
+  document.addEventListener("keydown", function (event) {
+    var input = event.target;
+    if (event.key !== "Enter" || !input || input.type !== "radio" || !input.form || input.form.id !== "record") { return; }
+    var form = input.form;
+    var seen = {};
+    var boxes = Array.prototype.filter.call(form.querySelectorAll("input[name]"), function (box) {
+      if (box.type === "hidden" || box.getClientRects().length === 0 || box.closest(".card-grid")) { return false; }
+      if (box.type === "radio") {  // one stop per choice not yet made: its first option
+        if (seen[box.name]) { return false; }
+        seen[box.name] = true;
+        return !form.querySelector("input[name='" + box.name + "']:checked");
+      }
+      return box.type !== "checkbox" && box.value.trim() === "";
+    });
+    var after = boxes.filter(function (box) {
+      return box.name !== input.name && (input.compareDocumentPosition(box) & Node.DOCUMENT_POSITION_FOLLOWING);
+    });
+    var next = after[0] || boxes.filter(function (box) { return box.name !== input.name; })[0];
+    if (next) {
+      event.preventDefault();
+      next.focus();
+    }
+  });
+
   // Card entry: a card can be in only one hand. Picking it in one player's grid
   // disables it in the other's, and each grid's legend counts its picks.
   function syncCardGrids(root) {
@@ -298,6 +338,14 @@
   document.addEventListener("htmx:configRequest", function (event) {
     if (isSave(event.detail)) { event.detail.timeout = WAIT; }
   });
+  // The "Saved" line is about the hand just saved: it goes once the next hand is being typed.
+  function newHandTyped(event) {
+    var form = event.target && event.target.form;
+    var line = document.getElementById("save-status");
+    if (form && form.id === "record" && line && !line.hidden && line.getAttribute("data-state") === "saved") { say("", ""); }
+  }
+  document.addEventListener("input", newHandTyped);
+  document.addEventListener("change", newHandTyped);
   // The save as htmx sends it (after every listener had its say): what a repeat sends again.
   document.addEventListener("htmx:beforeRequest", function (event) {
     var config = event.detail.requestConfig;
