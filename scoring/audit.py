@@ -20,13 +20,6 @@ from scoring.models import Ending, FactChange, Game
 
 # The words for a hand, from the model's choices: the entry form, the sheet, the trail and the API say the same.
 ENDING_WORDS = dict(Ending.choices)  # "Knock", "Gin", "Big gin", "Dead hand" (translated when read)
-# What who went out did, said after their name on a hand's row ("Ann knock", "Anna hat geklopft", "Ana cerró"):
-# the scoresheet, its offline copy and the hand lists. A dead hand has no name before it.
-ROW_ENDINGS = {
-    "knock": pgettext_lazy("gin scoring: on a hand's row, after the name of who went out", "knock"),
-    "gin": pgettext_lazy("gin scoring: on a hand's row, after the name of who went out", "gin"),
-    "big_gin": pgettext_lazy("gin scoring: on a hand's row, after the name of who went out", "big gin"),
-}
 # A hand's result in running text ("Bob undercut 27"): the model's labels, in lower case.
 RESULT_WORDS = {
     "knock": pgettext_lazy("gin scoring: a hand's result in running text", "knock"),

@@ -27,6 +27,15 @@ class Ending(models.TextChoices):
     DEAD = "dead", pgettext_lazy("gin scoring: how a hand ends", "Dead hand")
 
 
+# What who went out did, said after their name on a hand's row ("Ann knock", "Anna hat geklopft", "Ana cerró"):
+# the scoresheet, its offline copy and the hand lists (Hand.row_ending). A dead hand has no name before it.
+ROW_ENDINGS = {
+    "knock": pgettext_lazy("gin scoring: on a hand's row, after the name of who went out", "knock"),
+    "gin": pgettext_lazy("gin scoring: on a hand's row, after the name of who went out", "gin"),
+    "big_gin": pgettext_lazy("gin scoring: on a hand's row, after the name of who went out", "big gin"),
+}
+
+
 class Result(models.TextChoices):
     KNOCK = "knock", pgettext_lazy("gin scoring: how a hand ends", "Knock")
     UNDERCUT = "undercut", pgettext_lazy("gin scoring: how a hand ends", "Undercut")
@@ -206,6 +215,11 @@ class Hand(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} hand {self.number}"
+
+    @property
+    def row_ending(self) -> str:
+        """What who went out did, as a hand's row says it after their name ("knock"; "hat geklopft")."""
+        return str(ROW_ENDINGS.get(self.ending, self.get_ending_display()))
 
 
 class IdempotentRequest(models.Model):

@@ -13,11 +13,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from scoring.audit import ENDING_WORDS, ROW_ENDINGS
+from scoring.audit import ENDING_WORDS
 from scoring.engine.card_facts import best_play_note
 from scoring.engine.cards import SUIT_SYMBOLS
 from scoring.engine.score import HandResult, SessionResult, running_totals
-from scoring.models import Game, Hand
+from scoring.models import ROW_ENDINGS, Game, Hand
 from scoring.templatetags.hand_cards import hand_cards_html
 
 

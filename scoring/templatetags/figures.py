@@ -3,15 +3,7 @@
 from django import template
 from django.utils.translation import gettext as _
 
-from scoring.audit import ROW_ENDINGS
-
 register = template.Library()
-
-
-@register.filter
-def row_ending(ending: str) -> str:
-    """What who went out did, as a hand's row says it after their name ("knock"; German "hat geklopft")."""
-    return str(ROW_ENDINGS.get(ending, ending))
 
 
 @register.filter
