@@ -284,3 +284,14 @@ def test_the_game_record_docs_partnership_example_is_what_the_engine_computes():
     section = text[text.index("## Partnership records") :]
     example = json.loads(section[section.index("```json\n") + 8 : section.index("```", section.index("```json\n") + 8)])
     assert evaluate(example) == example["expect"]
+
+
+def test_who_plays_whom_is_described_for_a_partnership_only():
+    labels = [label for label, _value in resolve_rules({"preset": "standard"}).describe()]
+    assert "Who plays whom" not in labels
+    described = dict(resolve_rules({"preset": "partnership", "partner_opponents": "alternate"}).describe())
+    assert described["Who plays whom"] == "opponents change every deal"
+    assert described["Game to"] == "125"
+    with translation.override("es"):
+        assert dict(resolve_rules({"preset": "partnership"}).describe_overrides()) == {}
+        assert "Quién juega contra quién" in dict(resolve_rules({"preset": "partnership"}).describe())
