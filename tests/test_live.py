@@ -201,8 +201,6 @@ def test_the_club_page_shows_its_games_in_play_and_its_stream_hears_them(client)
 @pytest.mark.django_db(transaction=True)
 def test_one_address_holds_at_most_the_configured_number_of_streams(settings):
     """One client cannot hold the process's file descriptors: one stream too many is a clear 429."""
-    from scoring.league import streams
-
     settings.LIVE_STREAMS_PER_ADDRESS = 2
     cast = make_club(name="Capped Live")
     season = open_season(cast)
@@ -216,15 +214,17 @@ def test_one_address_holds_at_most_the_configured_number_of_streams(settings):
             assert response.status_code == 200 and b"retry: 1000" in await anext(events)
         refused = await client.get(url)
         assert refused.status_code == 429  # the third
+        wall = reverse("league:wall_events", args=[cast.club.slug, season.pk])
+        assert (await client.get(wall)).status_code == 429  # a wall screen's stream counts too
         await reading[0].aclose()  # one page closed, and the server closed its answer: its place is free again
         await sync_to_async(held[0].close)()
         again = await client.get(url)
-        open_now = streams.open_streams("127.0.0.1")
+        open_now = live.open_streams("127.0.0.1")
         for response, events in ((held[1], reading[1]), (again, again.streaming_content)):
             await anext(events)
             await events.aclose()
             await sync_to_async(response.close)()
-        return refused, again.status_code, open_now, streams.open_streams("127.0.0.1")
+        return refused, again.status_code, open_now, live.open_streams("127.0.0.1")
 
     refused, again, open_now, open_after = run_async(open_three_then_one_more())
     assert refused.status_code == 429 and refused["Retry-After"] == "60"

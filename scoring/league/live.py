@@ -15,6 +15,9 @@ thousand open pages cost what one does:
 * on SQLite (no notifications) the hub polls the versions of every watched topic in one query per
   kind every ``POLL_SECONDS``.
 
+Every stream, a page's or a wall's, is answered through ``counted_stream``: one client address holds
+at most ``LIVE_STREAMS_PER_ADDRESS`` open in this process, one more is a 429 saying so.
+
 Each stream hears the hub's news through a queue of its own. The hub starts with the first stream
 of its process and stops (closing its connection) soon after the last one ends.
 """
@@ -24,12 +27,17 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import threading
 import weakref
+from collections import Counter
 from collections.abc import AsyncIterator
 
 import psycopg
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import DatabaseError, connection, connections
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.translation import gettext as _
 
 from scoring.changes import (
     CHANNELS,
@@ -287,3 +295,79 @@ def _polled_versions(topics: list[str]) -> dict[str, str]:
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA read_uncommitted = 1")
     return topic_versions(topics)
+
+
+# --- at most LIVE_STREAMS_PER_ADDRESS open streams per client address, in this process ---------------
+
+_OPEN: Counter[str] = Counter()
+_OPEN_LOCK = threading.Lock()
+RETRY_AFTER_SECONDS = 60
+
+
+def client_address(request) -> str:
+    """The caller's address: behind ``NUM_PROXIES`` proxies, the one they wrote into X-Forwarded-For."""
+    forwarded, proxies = request.META.get("HTTP_X_FORWARDED_FOR"), settings.NUM_PROXIES
+    if proxies and forwarded:
+        addresses = [address.strip() for address in forwarded.split(",")]
+        return addresses[-min(proxies, len(addresses))]
+    return request.META.get("REMOTE_ADDR", "")
+
+
+def _admit(address: str) -> bool:
+    limit = settings.LIVE_STREAMS_PER_ADDRESS
+    with _OPEN_LOCK:
+        if limit and _OPEN[address] >= limit:
+            return False
+        _OPEN[address] += 1
+        return True
+
+
+def _release(address: str) -> None:
+    with _OPEN_LOCK:
+        _OPEN[address] -= 1
+        if _OPEN[address] <= 0:
+            del _OPEN[address]
+
+
+def open_streams(address: str) -> int:
+    """How many streams ``address`` holds open in this process (tests and benches)."""
+    with _OPEN_LOCK:
+        return _OPEN[address]
+
+
+class _CountedStream(StreamingHttpResponse):
+    """An event stream counted against its client's address until the server closes it."""
+
+    def __init__(self, *args, address: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._address = address
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            if self._address is not None:
+                address, self._address = self._address, None
+                _release(address)
+
+
+def _too_many(limit: int) -> HttpResponse:
+    message = _(
+        "Too many live pages are open from your address (at most %(limit)s). Close some, then reload this one."
+    ) % {"limit": limit}
+    response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def counted_stream(request, events) -> HttpResponse:
+    """The text/event-stream answer of ``events`` (an async iterator), counted against the client's
+    address while it is open: 429 instead when that address holds its ``LIVE_STREAMS_PER_ADDRESS``.
+    For every live stream: a page's (scoring.league.streams) and a wall screen's (scoring.league.wall)."""
+    address = client_address(request)
+    if not _admit(address):
+        return _too_many(settings.LIVE_STREAMS_PER_ADDRESS)
+    response = _CountedStream(events, content_type="text/event-stream", address=address)
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass events on at once
+    return response

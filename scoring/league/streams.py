@@ -14,18 +14,16 @@ stream: never for long), the stream only says "unlive" and ends: the page stays 
 
 One client address holds at most ``LIVE_STREAMS_PER_ADDRESS`` streams open in one server process
 (each holds a socket, a file descriptor, for minutes): one more is refused with 429 and a message
-saying so (the address as the API's rate limits see it: ``NUM_PROXIES``).
+saying so (the address as the API's rate limits see it: ``NUM_PROXIES``; scoring.league.live counts them).
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections import Counter, defaultdict
+from collections import defaultdict
 
-from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -94,80 +92,10 @@ async def _events(parts: dict[str, set[str]]):
     yield "event: bye\ndata: reconnect\n\n"
 
 
-# --- at most LIVE_STREAMS_PER_ADDRESS open streams per client address, in this process ---------------
-
-_OPEN: Counter[str] = Counter()
-_OPEN_LOCK = threading.Lock()
-RETRY_AFTER_SECONDS = 60
-
-
-def client_address(request) -> str:
-    """The caller's address: behind ``NUM_PROXIES`` proxies, the one they wrote into X-Forwarded-For."""
-    forwarded, proxies = request.META.get("HTTP_X_FORWARDED_FOR"), settings.NUM_PROXIES
-    if proxies and forwarded:
-        addresses = [address.strip() for address in forwarded.split(",")]
-        return addresses[-min(proxies, len(addresses))]
-    return request.META.get("REMOTE_ADDR", "")
-
-
-def _admit(address: str) -> bool:
-    limit = settings.LIVE_STREAMS_PER_ADDRESS
-    with _OPEN_LOCK:
-        if limit and _OPEN[address] >= limit:
-            return False
-        _OPEN[address] += 1
-        return True
-
-
-def _release(address: str) -> None:
-    with _OPEN_LOCK:
-        _OPEN[address] -= 1
-        if _OPEN[address] <= 0:
-            del _OPEN[address]
-
-
-def open_streams(address: str) -> int:
-    """How many streams ``address`` holds open in this process (tests and benches)."""
-    with _OPEN_LOCK:
-        return _OPEN[address]
-
-
-class _CountedStream(StreamingHttpResponse):
-    """An event stream counted against its client's address until the server closes it."""
-
-    def __init__(self, *args, address: str, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._address = address
-
-    def close(self):
-        try:
-            super().close()
-        finally:
-            if self._address is not None:
-                address, self._address = self._address, None
-                _release(address)
-
-
-def _too_many(limit: int) -> HttpResponse:
-    message = _(
-        "Too many live pages are open from your address (at most %(limit)s). Close some, then reload this one."
-    ) % {"limit": limit}
-    response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    return response
-
-
 def live_events(request):
     """text/event-stream of the parts this page follows (see the module's docstring). A page that
     follows nothing today (a member of no club) gets a quiet stream: nothing to tell, no retries."""
     if not isinstance(request, ASGIRequest):
         followed(request)  # still refused (404) to whoever may not see it
         return StreamingHttpResponse(iter(["event: unlive\ndata: reload\n\n"]), content_type="text/event-stream")
-    parts = live.then_close(followed, request)
-    address = client_address(request)
-    if not _admit(address):
-        return _too_many(settings.LIVE_STREAMS_PER_ADDRESS)
-    response = _CountedStream(_events(parts), content_type="text/event-stream", address=address)
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # nginx: pass events on at once
-    return response
+    return live.counted_stream(request, _events(live.then_close(followed, request)))

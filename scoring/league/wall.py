@@ -10,7 +10,6 @@ A private club's wall is only for its members (404 to anyone else).
 
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
@@ -80,7 +79,4 @@ def wall_events(request, slug, pk):
     failed to end a request ("CurrentThreadExecutor already quit or is broken", seen once while a wall
     screen was open, not reproduced on its own)."""
     season_id = live.then_close(permissions.visible_season, request.user, slug, pk).pk
-    response = StreamingHttpResponse(_events(season_id), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # nginx: pass events on at once
-    return response
+    return live.counted_stream(request, _events(season_id))  # counted against the client's address
