@@ -89,3 +89,25 @@ def test_brazilian_portuguese_says_versus_as_x_in_a_hands_facts():
     with translation.override("pt-br"):
         summary = hand_summary(words)
     assert " x 20" in summary and "contra" not in summary, summary
+
+
+@pytest.mark.django_db
+def test_a_history_time_carries_its_instant_and_says_its_zone_without_javascript():
+    account = UserFactory(username="ann")
+    game = make_game(created_by=account, hands=[{"ending": "dead"}])
+    from scoring import services
+
+    services.hand_remove_last(game=game, removed_by=account, reason="Entered twice")
+    entry = game.fact_changes.get()
+    client = Client(headers={"accept-language": "pt-br"})
+    page = client.get(f"/games/{game.pk}/history/").content.decode()
+    instant = entry.at.astimezone(datetime.UTC)
+    shown = re.search(r'<time datetime="([^"]+)" data-local>([^<]+)</time>', page)
+    assert shown, page
+    assert datetime.datetime.fromisoformat(shown[1]) == instant.replace(microsecond=0)
+    assert shown[2] == f"{formats_date(instant)} UTC"
+
+
+def formats_date(instant: datetime.datetime) -> str:
+    with translation.override("pt-br"):
+        return f"{formats.date_format(instant, 'DATE_FORMAT')} {formats.time_format(instant, 'TIME_FORMAT')}"

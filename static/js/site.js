@@ -106,8 +106,30 @@
       syncCardGrids(event.target.closest(".record") || document);
     }
   });
-  document.addEventListener("htmx:load", function () { syncCardGrids(document); rove(document); });
-  document.addEventListener("DOMContentLoaded", function () { syncCardGrids(document); rove(document); });
+  document.addEventListener("htmx:load", function () { syncCardGrids(document); rove(document); localTimes(document); });
+  document.addEventListener("DOMContentLoaded", function () {
+    syncCardGrids(document); rove(document); localTimes(document);
+  });
+
+  // A time the server wrote in its own zone (<time datetime="…+00:00" data-local>, with the zone's name
+  // for a page read without this file) said in this phone's time zone and the page's language: the
+  // browser knows its zone when the page is read, also from the phone's offline copy (issue 37).
+  function localTimes(root) {
+    var times = (root || document).querySelectorAll("time[data-local][datetime]");
+    if (!times.length || !window.Intl || !Intl.DateTimeFormat) { return; }
+    var lang = document.documentElement.lang || undefined;
+    var format;
+    try {
+      format = new Intl.DateTimeFormat(lang, {
+        day: "numeric", month: /^en/.test(lang || "") ? "short" : "long", year: "numeric",
+        hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+      });
+    } catch (error) { return; }
+    times.forEach(function (time) {
+      var when = new Date(time.getAttribute("datetime"));
+      if (!isNaN(when.getTime())) { time.textContent = format.format(when); }
+    });
+  }
 
   // Each player's 52 cards are one Tab stop (a roving tabindex): the arrow keys move between
   // them (left/right along a suit, up/down across suits, Home/End), Space picks as usual.

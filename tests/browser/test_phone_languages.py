@@ -87,3 +87,19 @@ def test_every_page_fits_a_390_px_phone(new_page, live_server, cast, language):
         box = cells.nth(index).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (index, box)
     assert "Typed 90 for 85 by mistake at the table" in cells.nth(5).inner_text()
+
+
+@pytest.mark.parametrize(("language", "zone"), [("pt-br", "America/Sao_Paulo"), ("de", "Asia/Kolkata")])
+def test_history_times_are_in_the_viewers_time_zone(new_page, live_server, cast, language, zone):
+    import datetime
+    from zoneinfo import ZoneInfo
+
+    _, _, hollywood = cast
+    at = hollywood.fact_changes.get().at
+    page = new_page(viewport=PHONE_390, locale=LANGUAGES[language], timezone_id=zone)
+    page.goto(f"{live_server.url}/games/{hollywood.pk}/history/")
+    shown = page.locator("table.audit time").inner_text()
+    here = at.astimezone(ZoneInfo(zone))
+    assert here.strftime("%H:%M") in shown and str(here.year) in shown, shown
+    assert at.astimezone(datetime.UTC).strftime("%H:%M") not in shown and "UTC" not in shown, shown
+    page.screenshot(path=str(SHOTS / f"history-{language}-{zone.replace('/', '-')}.png"), full_page=True)
