@@ -46,7 +46,7 @@ def _watch(season, stop: threading.Event, heard: list):
     return thread
 
 
-def _wait_for(condition, seconds=5.0):
+def _wait_for(condition, seconds=15.0):
     deadline = timezone.now() + datetime.timedelta(seconds=seconds)
     while not condition() and timezone.now() < deadline:
         threading.Event().wait(0.05)
