@@ -18,6 +18,7 @@ from django.conf import settings
 from django.http import Http404
 from django.urls import reverse
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
@@ -50,7 +51,7 @@ def catalog_url(language: str | None = None) -> str:
 def javascript_catalog(request, language: str):
     """Django's JavaScriptCatalog (all installed apps' and locale/'s djangojs) in ``language``, not the request's."""
     if language not in dict(settings.LANGUAGES):
-        raise Http404("No such language")
+        raise Http404(_("No such language."))
     with translation.override(language):
         response = JavaScriptCatalog.as_view()(request)
     # The versioned URL never changes: browsers keep it. Any other (an old page's) is checked each time.

@@ -200,7 +200,7 @@ def visible_club(user, slug: str) -> Club:
     """The club at ``slug`` if ``user`` may see it; Http404 otherwise (pages of clubs, seasons and stats)."""
     club = get_object_or_404(Club, slug=slug)
     if not can_view_club(user, club):
-        raise Http404("No such club.")
+        raise Http404(_("No such club."))
     return club
 
 
@@ -208,7 +208,7 @@ def visible_season(user, slug: str, pk: int) -> Season:
     """Season ``pk`` of the club at ``slug`` if ``user`` may see it; Http404 otherwise."""
     season = get_object_or_404(Season.objects.select_related("club"), pk=pk, club__slug=slug)
     if not can_view_club(user, season.club):
-        raise Http404("No such season.")
+        raise Http404(_("No such season."))
     return season
 
 

@@ -52,12 +52,12 @@ most of the others), the whole field is paired in one matching
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
 
-from scoring.engine.text import _
+from scoring.engine.text import _, gettext_noop
 
 FIRST_ROUND_ORDERS = ("rating", "random")
 BYE_MATCH_POINTS = 1  # a bye scores one match point and no net points
@@ -106,12 +106,29 @@ class Round:
 
 
 class PairingError(ValueError):
-    """Input the pairing cannot use; ``field`` names what is wrong."""
+    """Input the pairing cannot use; ``field`` names what is wrong.
 
-    def __init__(self, field_name: str, message: str):
+    ``message`` names players by their ids; ``said(name_of)`` says it again with each player named by
+    ``name_of(id)`` (the app's names), built from the players, never by replacing digits in the text.
+    """
+
+    def __init__(self, field_name: str, message: str, *, template: str = "", players=None, values=None):
         super().__init__(f"{field_name}: {message}")
         self.field = field_name
         self.message = message
+        self.template, self.players, self.values = template, dict(players or {}), dict(values or {})
+
+    @classmethod
+    def naming(cls, field_name: str, template: str, players: dict, **values) -> PairingError:
+        """A refusal about ``players`` ({placeholder: id}); ``template`` marked with gettext_noop."""
+        message = _(template) % {**values, **{key: repr(player) for key, player in players.items()}}
+        return cls(field_name, message, template=template, players=players, values=values)
+
+    def said(self, name_of: Callable[[Hashable], str]) -> str:
+        """The message in the active language, each player named by ``name_of``."""
+        if not self.template:
+            return self.message
+        return _(self.template) % {**self.values, **{key: name_of(player) for key, player in self.players.items()}}
 
 
 # --- the order of the field -------------------------------------------------------------------
@@ -145,13 +162,14 @@ def _checked(entrants: Iterable[Entrant]) -> list[Entrant]:
     seen = set()
     for entrant in field_:
         if entrant.id in seen:
-            raise PairingError("players", _("%(player)s is listed twice") % {"player": repr(entrant.id)})
+            raise PairingError.naming("players", gettext_noop("%(player)s is listed twice"), {"player": entrant.id})
         seen.add(entrant.id)
         if entrant.fixed_table is not None and entrant.fixed_table < 1:
-            raise PairingError(
+            raise PairingError.naming(
                 "fixed_table",
-                _("%(table)s for %(player)s: tables are numbered from 1")
-                % {"table": entrant.fixed_table, "player": repr(entrant.id)},
+                gettext_noop("%(table)s for %(player)s: tables are numbered from 1"),
+                {"player": entrant.id},
+                table=entrant.fixed_table,
             )
     return field_
 
@@ -407,12 +425,12 @@ def swap_players(round_: Round, one: Hashable, two: Hashable, played: Iterable[I
         seats.add(round_.bye)
     for name, player in (("one", one), ("two", two)):
         if player not in seats:
-            raise PairingError(name, _("%(player)s is not in this round") % {"player": repr(player)})
+            raise PairingError.naming(name, gettext_noop("%(player)s is not in this round"), {"player": player})
     if one == two or round_.opponents().get(one) == two:
-        raise PairingError(
+        raise PairingError.naming(
             "two",
-            _("%(two)s already sits opposite %(one)s: swapping them changes nothing")
-            % {"two": repr(two), "one": repr(one)},
+            gettext_noop("%(two)s already sits opposite %(one)s: swapping them changes nothing"),
+            {"two": two, "one": one},
         )
 
     def moved(player: Hashable) -> Hashable:

@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -55,7 +56,7 @@ def check_in(*, season: Season, player: Player, checked_in_by, fixed_table: int 
             and not permissions.can_manage_season(checked_in_by, locked)
         ):
             # A table kept for one player moves everyone else's: the organisers' decision, not a phone's.
-            raise PermissionDenied("Only the night's organisers give a player a fixed table.")
+            raise PermissionDenied(_("Only the night's organisers give a player a fixed table."))
         if not Membership.objects.filter(club_id=locked.club_id, player=player).exists():
             raise ValidationError(
                 {
@@ -67,7 +68,10 @@ def check_in(*, season: Season, player: Player, checked_in_by, fixed_table: int 
             fixed_table = numbers.whole_number(
                 fixed_table, field="fixed_table", label=_("Fixed table"), low=1, high=numbers.SMALLINT
             )
-        entry, _created = SwissEntry.objects.get_or_create(season=locked, player=player)
+        entry, created = SwissEntry.objects.get_or_create(season=locked, player=player)
+        # Nothing to change: a second press, or another phone's.
+        if not created and entry.present and fixed_table is None:
+            raise ValidationError({"player": _("%(name)s is already checked in.") % {"name": player.name}})
         entry.present, entry.dropped_after_round = True, None
         if fixed_table is not None:
             entry.fixed_table = fixed_table
@@ -200,7 +204,7 @@ def round_pair(*, season: Season, paired_by, first_round: str = "rating", seed: 
         try:
             round_ = swiss.pair_round(entrants, played_pairs(locked), first_round=first_round, seed=seed)
         except swiss.PairingError as error:
-            raise ValidationError({error.field: error.message}) from None
+            raise ValidationError({error.field: error.said(_names({}))}) from None
         draft, _created = SwissRound.objects.update_or_create(
             season=locked,
             number=number,
@@ -222,7 +226,7 @@ def swap_creates_rematch(*, season: Season, one: Player, two: Player) -> bool:
     try:
         return swiss.swap_creates_rematch(round_from_json(draft.pairing), one.pk, two.pk, played_pairs(season))
     except swiss.PairingError as error:
-        raise ValidationError({error.field: _player_words(error.message, (one, two))}) from None
+        raise ValidationError({error.field: error.said(_names({one.pk: one.name, two.pk: two.name}))}) from None
 
 
 def round_swap(*, season: Season, one: Player, two: Player, swapped_by) -> SwissRound:
@@ -234,17 +238,21 @@ def round_swap(*, season: Season, one: Player, two: Player, swapped_by) -> Swiss
         try:
             swapped = swiss.swap_players(round_from_json(draft.pairing), one.pk, two.pk, played_pairs(locked))
         except swiss.PairingError as error:
-            raise ValidationError({error.field: _player_words(error.message, (one, two))}) from None
+            raise ValidationError({error.field: error.said(_names({one.pk: one.name, two.pk: two.name}))}) from None
         draft.pairing = round_to_json(swapped)
         draft.save(update_fields=["pairing"])
     return draft
 
 
-def _player_words(message: str, players) -> str:
-    """The engine's message with the players' names for their ids."""
-    for player in players:
-        message = message.replace(repr(player.pk), player.name)
-    return message
+def _names(known: dict[int, str]):
+    """How a refusal of the engine names a player: by name (those given, else read), never by id."""
+
+    def name_of(player_id) -> str:
+        if player_id not in known:
+            known[player_id] = Player.objects.filter(pk=player_id).values_list("name", flat=True).first() or ""
+        return known[player_id] or str(player_id)
+
+    return name_of
 
 
 def round_publish(*, season: Season, published_by) -> SwissRound:
@@ -283,6 +291,14 @@ def round_call_time(*, season: Season, called_by) -> list[Game]:
         current = SwissRound.objects.filter(season=locked, published=True).order_by("-number").first()
         if current is None:
             raise ValidationError({"round": _("No round has been published yet.")})
+        if current.time_called_at is not None:
+            called_at = date_format(timezone.localtime(current.time_called_at), "TIME_FORMAT")
+            raise ValidationError(
+                {
+                    "round": _("Time was already called on round %(round)s, at %(time)s.")
+                    % {"round": current.number, "time": called_at}
+                }
+            )
         open_games = Game.objects.filter(season=locked, fixture__round=current.number, over=False).order_by("pk")
         called = []
         for game in open_games:
