@@ -11,7 +11,7 @@ django.test.Client (in-process: the server's own time, no network):
   recorded hand is undone afterwards, outside the timing,
 * the htmx preview POST,
 
-and prints p50/p95 and the bytes of each response (static files excluded:
+and prints p50/p95, the bytes and the CPU time (p50) of each response (static files excluded:
 they are cached). Targets: p95 under 30 ms on SQLite, under 60 KB a page.
 
 Next to them, the framework's floor in the same run: a bare Django view (GET and POST, "ok",
@@ -146,19 +146,22 @@ def main() -> None:
             response = call()
             if undo:
                 undo()
-        times = []
+        times, cpu = [], []
         for _ in range(args.requests):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.thread_time()
             response = call()
             times.append((time.perf_counter() - start) * 1000)
+            cpu.append((time.thread_time() - start_cpu) * 1000)
             assert response.status_code == status, response.status_code
             if undo:
                 undo()
+        CPU[call] = cpu
         return times, len(response.content)
 
     def undo_last():
         services.hand_remove_last(game=game)
 
+    CPU = {}  # call -> CPU ms of each timed request (this thread's: the in-process server's work)
     results = {
         "scoresheet page (GET)": timed(lambda: client.get(sheet_url)),
         "record hand (htmx POST, sheet partial)": timed(
@@ -176,9 +179,13 @@ def main() -> None:
             lambda: client.post(floor_api_url, hand, content_type="application/json"), status=201
         ),
     }
-    print(f"\n{'response':42} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'bytes':>8}")
+    cpu_p50 = {name: statistics.median(cpu) for name, cpu in zip(results, CPU.values(), strict=True)}
+    print(f"\n{'response':42} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'bytes':>8} {'CPU p50':>8}")
     for name, (times, size) in results.items():
-        print(f"{name:42} {statistics.median(times):8.2f} {percentile(times, 0.95):8.2f} {max(times):8.2f} {size:8d}")
+        print(
+            f"{name:42} {statistics.median(times):8.2f} {percentile(times, 0.95):8.2f} {max(times):8.2f} "
+            f"{size:8d} {cpu_p50[name]:8.2f}"
+        )
     sheet_p95 = percentile(results["scoresheet page (GET)"][0], 0.95)
     record_p95 = percentile(results["record hand (htmx POST, sheet partial)"][0], 0.95)
     biggest = max(size for _, size in results.values())
@@ -194,15 +201,19 @@ def main() -> None:
         f"hand POST / bare POST {record / bare_post:.1f}x "
         f"(/ bare DRF POST {record / p50['floor: bare DRF POST (JSON)']:.1f}x)"
     )
-    # Issue 40's targets: a page with nothing of its own <= 3x the bare view, the hot paths <= 6x.
-    for name, floor_p50, target in (
-        ("games list (GET /)", bare_get, 3),
-        ("new game page (GET)", bare_get, 3),
-        ("scoresheet page (GET)", bare_get, 6),
-        ("record hand (htmx POST, sheet partial)", bare_post, 6),
+    # Issue 40's targets: a page with nothing of its own <= 3x the bare view, the hot paths <= 6x. On a
+    # shared machine the wall-clock p50 waits for the CPU too: the CPU ratio is the steadier figure.
+    for name, floor_name, target in (
+        ("games list (GET /)", "floor: bare Django view (GET)", 3),
+        ("new game page (GET)", "floor: bare Django view (GET)", 3),
+        ("scoresheet page (GET)", "floor: bare Django view (GET)", 6),
+        ("record hand (htmx POST, sheet partial)", "floor: bare Django view (POST)", 6),
     ):
-        ratio = p50[name] / floor_p50
-        print(f"  {name:40} {ratio:5.1f}x the bare view (target <= {target}x){'' if ratio <= target else '  OVER'}")
+        ratio, cpu_ratio = p50[name] / p50[floor_name], cpu_p50[name] / cpu_p50[floor_name]
+        print(
+            f"  {name:40} {ratio:5.1f}x the bare view (CPU {cpu_ratio:5.1f}x; target <= {target}x)"
+            f"{'' if max(ratio, cpu_ratio) <= target else '  OVER'}"
+        )
     print(f"({args.requests} timed requests each, django.test.Client in-process; static files not counted)")
 
 
