@@ -14,7 +14,8 @@ starts its next game. ``--long-games`` plays the old fixed hand instead (every h
 
 Loopback only, bounded in time and count. It creates (and drops afterwards) its own
 PostgreSQL database, ``ginleague_bench_load`` on 127.0.0.1:5432 (``BENCH_PG`` sets the
-server URL without a database name). Every hand is sent by its phone and, at the same
+server URL without a database name; ``BENCH_DB`` another database name, so that two runs on one
+PostgreSQL server do not drop each other's database). Every hand is sent by its phone and, at the same
 moment, by a second phone of the table with the same hand number (one gets 201, the other
 409); every seventh is retried by its phone with the same Idempotency-Key (a replay).
 
@@ -42,7 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
-DB_NAME = "ginleague_bench_load"
+DB_NAME = os.environ.get("BENCH_DB", "ginleague_bench_load")  # another name: two runs on one server
 DATABASE_URL = f"{PG}/{DB_NAME}"
 TABLES, PHONES, GAMES_PER_TABLE = 10, 3, 100  # a club-night game is about six hands
 ENV = {
