@@ -10,6 +10,7 @@ django.test.Client (in-process: the server's own time, no network):
 * the htmx POST that records a hand (the sheet partial it returns); each
   recorded hand is undone afterwards, outside the timing,
 * the htmx preview POST,
+* the games list, the new-game page and the "Needs you" badge (/todo/count/),
 
 and prints p50/p95, the bytes and the CPU time (p50) of each response (static files excluded:
 they are cached). Targets: p95 under 30 ms on SQLite, under 60 KB a page.
@@ -173,6 +174,8 @@ def main() -> None:
         "preview (htmx POST)": timed(lambda: client.post(preview_url, hand, HTTP_HX_REQUEST="true")),
         "games list (GET /)": timed(lambda: client.get(reverse("home"))),
         "new game page (GET)": timed(lambda: client.get(reverse("game_new"))),
+        # Every signed-in page's "Needs you" badge, fetched again on every change in the viewer's clubs.
+        "to-do badge (GET /todo/count/)": timed(lambda: client.get(reverse("todo_count"))),
         "floor: bare Django view (GET)": timed(lambda: client.get(floor_url)),
         "floor: bare Django view (POST)": timed(lambda: client.post(floor_url, hand, HTTP_HX_REQUEST="true")),
         "floor: bare DRF POST (JSON)": timed(
@@ -206,6 +209,7 @@ def main() -> None:
     for name, floor_name, target in (
         ("games list (GET /)", "floor: bare Django view (GET)", 3),
         ("new game page (GET)", "floor: bare Django view (GET)", 3),
+        ("to-do badge (GET /todo/count/)", "floor: bare Django view (GET)", 3),
         ("scoresheet page (GET)", "floor: bare Django view (GET)", 6),
         ("record hand (htmx POST, sheet partial)", "floor: bare Django view (POST)", 6),
     ):
