@@ -132,15 +132,28 @@ def game_for_sheet(*, pk: int) -> Game:
 
     Lighter than game_detail: no GameScore rows and no player joins per hand
     (the page names players from the game's two). ``cards`` is loaded: the sheet
-    shows the melds of hands entered card by card.
+    shows the melds of hands entered card by card. Every scoresheet and hand form asks it: both
+    statements are built once per database (scoring/prepared.py); the hands come as ``game.hands.all()``.
     """
-    return (
-        Game.objects.select_related("player_one", "player_two")
-        .prefetch_related(
-            Prefetch("hands", queryset=Hand.objects.defer("created_at", "updated_at").order_by("number"))
-        )
-        .get(pk=pk)
-    )
+    found = _SHEET_GAME(pk=pk)
+    if not found:
+        raise Game.DoesNotExist(f"No game with id {pk!r}.")
+    game = found[0]
+    hands = game.hands.all()
+    hands._result_cache = _SHEET_HANDS(game_id=game.pk)
+    hands._prefetch_done = True
+    for hand in hands._result_cache:  # each hand's game is this one, as a prefetch sets it
+        Hand.game.field.set_cached_value(hand, game)
+    game._prefetched_objects_cache = {"hands": hands}
+    return game
+
+
+_SHEET_GAME = Prepared(Game, lambda pk: Game.objects.select_related("player_one", "player_two").filter(pk=pk), pk=int)
+_SHEET_HANDS = Prepared(
+    Hand,
+    lambda game_id: Hand.objects.filter(game_id=game_id).defer("created_at", "updated_at").order_by("number"),
+    game_id=int,
+)
 
 
 def game_for_update(*, pk: int) -> Game:

@@ -187,3 +187,25 @@ def test_written_widgets_edge_cases_are_djangos():
                 assert widget.render("f", value, renderer=FastWidgets()) == widget.render(
                     "f", value, renderer=DjangoTemplates()
                 ), (widget, value)
+
+
+def test_the_scoresheets_game_and_hands_compile_no_sql_once_built(compilations, django_assert_num_queries):
+    from scoring.models import Game
+    from scoring.selectors import game_for_sheet
+    from tests.factories import PlayerFactory
+
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    knock = {"ending": "knock", "knocker_deadwood": 4, "defender_deadwood": 22}
+    game = make_game(player_one=ann, player_two=bob, hands=[{**knock, "by": ann}, {**knock, "by": bob}])
+    other = make_game(player_one=bob, player_two=ann, hands=[{**knock, "by": ann}])
+    game_for_sheet(pk=other.pk)
+    compilations["n"] = 0
+    with django_assert_num_queries(2):
+        sheet = game_for_sheet(pk=game.pk)
+        hands = list(sheet.hands.all())
+        assert [hand.number for hand in hands] == [1, 2] and hands[1].by_id == bob.pk
+        assert sheet.player_one.name == "Ann" and all(hand.game is sheet for hand in hands)
+    assert compilations["n"] == 0
+    for missing in (other.pk + 1000, 10**30):  # no such game, and an id past any id column
+        with pytest.raises(Game.DoesNotExist):
+            game_for_sheet(pk=missing)
