@@ -25,6 +25,21 @@ export var shared = {
 
 export function offline() { return shared.netDown || navigator.onLine === false; }
 // The account a waiting change must be sent as, when the page is not signed in as it (else null).
+// A refusal said as the online form says it (scoring.forms.refusal_text): the box's label, then what is
+// wrong in words, never a field's code ("Other player's deadwood: enter a number from 0 to 98, not 120").
+export var FIELD_LABELS = { ending: gettext("How the hand ended"), by: gettext("Who went out"),
+  knocker_deadwood: gettext("Knocker's deadwood"), defender_deadwood: gettext("Other player's deadwood"), upcard: gettext("Upcard") };
+var CODE_WORDS = [["knocker_deadwood", gettext("the knocker's deadwood")], ["defender_deadwood", gettext("the other player's deadwood")],
+  ["'by'", gettext("who went out")], ["the defender's deadwood", gettext("the other player's deadwood")]];
+export function refusalText(error) {
+  var text = String((error && (error.detail || error.message)) || error);
+  text = text.replace(/^[^\s\d:]+ \d+\s?: /, "");  // "hand 3: ": the form's place says which hand
+  text = text.replace(/^(knocker_deadwood|defender_deadwood) (?=\d)/, "");  // the label names it
+  CODE_WORDS.forEach(function (pair) { text = text.split(pair[0]).join(pair[1]); });
+  CODE_WORDS.slice(0, 2).forEach(function (pair) { text = text.split(" (" + pair[1] + ")").join(""); });
+  var label = error && FIELD_LABELS[error.field];
+  return label ? tr(gettext("%(field)s: %(message)s"), { field: label, message: text }) : text;
+}
 export function signInNeeded(op) {
   if (!op || op.state !== "waiting" || !op.user) { return null; }
   return op.user !== CONF.user || shared.sessionEnded ? op.user : null;

@@ -3,7 +3,7 @@
  * localHands: the hands as this phone sees them (the kept copy with the queue on top, corrections and
  * removals naming their hand by id); queue(): a change is kept only if the offline scorer accepts the whole
  * sheet with it; startOffline: a game started without a network. */
-import { CONF, el, factsOf, newKey, tr } from "./common.js";
+import { CONF, el, factsOf, newKey, refusalText, tr } from "./common.js";
 import { getGame, keepGame, tx } from "./kept.js";
 import { engine, score } from "./scorer.js";
 
@@ -102,7 +102,7 @@ export function queue(gameId, change) {
         return { queued: true };
       });
     }, function (error) {
-      return { refused: error && error.message ? error.message : String(error) };
+      return { refused: refusalText(error) };
     });
   });
 }

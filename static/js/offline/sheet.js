@@ -2,7 +2,7 @@
  * phone's hands scored by the offline scorer, in the server's words (#hand-words, #rule-words); the
  * offline correction form and its preview; the badge, the "not yet sent" line, the waiting page and the
  * "not kept for offline use" page. */
-import { CONF, ENDING_WORDS, RESULT_WORDS, csrfToken, el, factWords, isLocal, names, offline, refName, sheetGameId, signInNeeded, signInWords, tr } from "./common.js";
+import { CONF, ENDING_WORDS, RESULT_WORDS, csrfToken, el, factWords, isLocal, names, offline, refName, refusalText, sheetGameId, signInNeeded, signInWords, tr } from "./common.js";
 import { getGame, pageCopy, tx, versionOf } from "./kept.js";
 import { engine, score, whenIdle } from "./scorer.js";
 import { allOps, formFacts, localHands, opsOf } from "./queue.js";
@@ -77,6 +77,26 @@ export function drawSheet(state) {
     }
   }
 
+  // Time called: the line under the dealer's, and the "Time" button's help, follow the hand being typed
+  // (scoring.views._time_note and the sheet's call-time form).
+  var calledAfter = session.time_called_after;
+  var timeNote = sheet.querySelector("p.time-called");
+  var noteText = calledAfter === null || calledAfter === undefined ? "" :
+    session.over ? (calledAfter ? tr(gettext("Time was called after hand %(number)s."), { number: calledAfter }) : gettext("Time was called during hand 1.")) :
+    hands.length === calledAfter ? tr(gettext("Time called: hand %(number)s is the last, unless the players are level after it."), { number: calledAfter + 1 }) :
+    gettext("Time called, and the players are level: the next hand that puts one of them ahead is the last.");
+  if (noteText && !timeNote && dealer) {
+    timeNote = el("p", { "class": "time-called", role: "status" });
+    dealer.parentNode.insertBefore(timeNote, dealer.nextSibling);
+  }
+  if (timeNote) { timeNote.textContent = noteText; timeNote.hidden = !noteText; }
+  var callHelp = sheet.querySelector("#call-time-help");
+  if (callHelp) {
+    callHelp.textContent = tr(gettext("Call time: hand %(number)s is the last, unless the players are level after it."), { number: hands.length + 1 });
+  }
+  var callForm = sheet.querySelector("form.call-time");
+  if (callForm && session.over) { callForm.hidden = true; }
+
   // The boards.
   var boards = sheet.querySelector(".boards");
   if (boards) {
@@ -85,7 +105,9 @@ export function drawSheet(state) {
       var gameLabel = tr(gettext("Game %(number)s"), { number: board.number });
       var section = el("section", { "class": "board" + (board.over ? " closed" : ""), "aria-label": hollywood ? gameLabel : gettext("Score") });
       if (hollywood) {
-        section.appendChild(el("h2", { text: board.over ? tr(gettext("Game %(number)s closed"), { number: board.number }) : gameLabel }));
+        // As the server's sheet: "Game 1" and, once over, its "closed" badge (one word, never broken).
+        section.appendChild(el("h2", {}, [gameLabel].concat(board.over ? [" ", el("span", { "class": "closed-mark",
+          text: pgettext("one of Hollywood's three games, finished", "closed") })] : [])));
       }
       [["player_one", players[0]], ["player_two", players[1]]].forEach(function (pair) {
         var key = pair[0];
@@ -122,11 +144,18 @@ export function drawSheet(state) {
   session.scores.forEach(function (board) {
     if (!board.over || !hTitle) { return; }
     var body = el("tbody");
+    // One row per part of the score, each player's amount in their column (scoresheet.sheet_boards).
+    var byLabel = [];
     (board.breakdown || []).forEach(function (line) {
+      var row = byLabel.filter(function (other) { return other.label === line.label; })[0];
+      if (!row) { row = { label: line.label, amounts: {} }; byLabel.push(row); }
+      row.amounts[line.player && typeof line.player === "object" ? line.player.id : line.player] = line.amount;
+    });
+    byLabel.forEach(function (line) {
       var row = el("tr", {}, [el("th", { scope: "row", text: line.label })]);
       players.forEach(function (p) {
-        var amount = String(line.player) === String(p.id) || (line.player && line.player.id === p.id) ? line.amount : "";
-        row.appendChild(el("td", { "class": "num", text: String(amount) }));
+        var amount = line.amounts[p.id];
+        row.appendChild(el("td", { "class": "num", text: amount === undefined ? "" : String(amount) }));
       });
       body.appendChild(row);
     });
@@ -327,8 +356,6 @@ export function openEdit(game, number) {
 
 // The correction's preview, as the edit page shows it online (scoring.views._preview_text and
 // services.hand_edit_preview): the corrected hand, then every figure it moves, scored on this phone.
-export var REFUSAL_LABELS = { ending: gettext("How the hand ended"), by: gettext("Who went out"), knocker_deadwood: gettext("Knocker's deadwood"),
-  defender_deadwood: gettext("Other player's deadwood"), upcard: gettext("Upcard") };
 export function previewCorrection(form, game, number) {
   var box = form.querySelector("#offline-preview");
   if (!current || !box) { return Promise.resolve(); }
@@ -342,8 +369,7 @@ export function previewCorrection(form, game, number) {
       after = GinEngine.scoreSession(game.rules, [game.player_one, game.player_two], game.first_dealer, trial);
     } catch (error) {
       box.className = "preview refused";
-      box.appendChild(el("p", { text: REFUSAL_LABELS[error.field]
-        ? tr(gettext("%(field)s: %(message)s"), { field: REFUSAL_LABELS[error.field], message: error.message }) : error.message }));
+      box.appendChild(el("p", { text: refusalText(error) }));
       return;
     }
     box.className = "preview";

@@ -4,15 +4,18 @@
  * another phone really stored that hand number while this one was offline: both versions stay on the
  * sheet until the players choose one (the other goes to the audit trail). A change waits for the account
  * that made it; signing out sends what waits first, then the phone forgets the account. */
-import { CONF, api, factWords, factsOf, isLocal, newKey, offline, sameFacts, shared, sheetGameId, tr } from "./common.js";
+import { CONF, api, factWords, factsOf, isLocal, newKey, offline, refusalText, sameFacts, shared, sheetGameId, tr } from "./common.js";
 import { forgetThisPhone, getGame, keepGame, tx } from "./kept.js";
 import { allOps, dropOp, opsOf, putOp } from "./queue.js";
 import { badge, drawSheet, drawWaiting, outcomeWords, refresh, say } from "./sheet.js";
 
 // The history's comment when the players keep the version this phone scored offline: it is the
 // "after" of the correction, the version the other phone stored first the "before".
-export var KEPT_THIS_PHONES = "Two phones recorded hand {n}; the players kept the version scored offline (after), " +
-  "not the one stored first (before).";
+// Kept as a reason, in this phone's language, like any history line.
+function keptThisPhones(number) {
+  return tr(gettext("Two phones recorded hand %(number)s; the players kept the version scored offline (after), " +
+    "not the one stored first (before)."), { number: number });
+}
 // ---- sync ---------------------------------------------------------------------------------------
 var syncing = null;
 export function sync() {
@@ -117,7 +120,7 @@ export function send(op) {
   } else if (op.op === "add") {
     request = api("POST", handUrl(op), Object.assign({ number: op.number }, op.facts), op.key);
   } else if (op.op === "edit") {
-    request = api("PUT", handUrl(op, op.hand_id), Object.assign({ reason: op.reason || "Corrected on a phone without a network" }, op.facts), op.key);
+    request = api("PUT", handUrl(op, op.hand_id), Object.assign({ reason: op.reason || gettext("Corrected on a phone without a network") }, op.facts), op.key);
   } else {
     request = api("DELETE", handUrl(op, op.hand_id), undefined, op.key);
   }
@@ -136,7 +139,7 @@ export function send(op) {
     }
     if (answer.status >= 500 || answer.status === 429) { throw new Error("server busy"); }
     op.state = "refused";
-    op.problem = (answer.data && (answer.data.message || answer.data.detail)) || tr(gettext("The server refused it (%(status)s)."), { status: answer.status });
+    op.problem = answer.data && (answer.data.message || answer.data.detail) ? refusalText(answer.data) : tr(gettext("The server refused it (%(status)s)."), { status: answer.status });
     return putOp(op).then(function () { return "refused"; });
   });
 }
@@ -169,7 +172,7 @@ export function resolveConflict(seq, keep) {
     if (!op || !op.theirs) { return null; }
     if (offline()) { say(gettext("Choosing a version needs the network: the server keeps the other one in the game's history."), true); return null; }
     var request = keep === "ours"
-      ? api("PUT", handUrl(op, op.theirs.id), Object.assign({ reason: KEPT_THIS_PHONES.replace("{n}", op.number) }, op.facts), op.key + "-ours")
+      ? api("PUT", handUrl(op, op.theirs.id), Object.assign({ reason: keptThisPhones(op.number) }, op.facts), op.key + "-ours")
       : api("POST", handUrl(op, op.theirs.id) + "set-aside/", op.facts, op.key + "-theirs");
     return request.then(function (answer) {
       if (answer.status >= 300) {

@@ -1,0 +1,99 @@
+"""Offline says what online says (issue 37, items 3 and 5): the sheet drawn on the phone without a network
+reads as the server's, in the player's language.
+
+- The "Time" button's help ("hand N is the last") follows the hand being typed offline.
+- A refusal names the box in words ("Other player's deadwood: ..."), never a field's code.
+- A correction saved offline without a reason is stored with a reason in the phone's language, and so is
+  the note of a version kept after two phones recorded one hand.
+- Hollywood offline: a closed game's badge is the online sheet's one word ("closed", "abgeschlossen"),
+  and each game's breakdown has one row per part of the score, as online.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from scoring.models import FactChange, Hand
+from tests.browser.conftest import sign_in
+from tests.browser.test_kitchen import enter_hand, pick
+from tests.browser.test_offline import open_sheet, save_offline
+from tests.factories import PlayerFactory, UserFactory, make_game
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE_390 = {"width": 390, "height": 844}
+
+
+def ann_v_bob(*, hands=(), **options):
+    """Ann's game against Bob; in ``hands``, "by" names Ann or Bob."""
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann", user=user), PlayerFactory(name="Bob")
+    hands = [{**hand, "by": {"Ann": ann.pk, "Bob": bob.pk}.get(hand.get("by"))} for hand in hands]
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user, hands=hands, **options)
+    return game, ann, bob
+
+
+def test_the_time_help_and_refusals_offline_read_as_online(new_page, live_server):
+    game, ann, bob = ann_v_bob()
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+    expect(page.locator("#call-time-help")).to_contain_text("hand 1 is the last")
+    page.context.set_offline(True)
+    enter_hand(page, ending="Knock", by="Ann", knocker=5, defender=20)
+    save_offline(page, 1)
+    enter_hand(page, ending="Gin", by="Bob", defender=10)
+    save_offline(page, 2)
+    expect(page.locator("#record h2")).to_have_text("Hand 3")
+    expect(page.locator("#call-time-help")).to_contain_text("hand 3 is the last")
+
+    enter_hand(page, ending="Knock", by="Ann", knocker=5, defender=200)
+    page.get_by_role("button", name="Save hand").click()
+    refusal = page.locator(".offline-note.refused")
+    expect(refusal).to_have_text("Other player's deadwood: enter a number from 0 to 98, not 200")
+    page.get_by_label("Other player's deadwood").fill("20")
+    page.get_by_label("Knocker's deadwood").fill("0")
+    page.get_by_role("button", name="Save hand").click()
+    expect(refusal).to_contain_text("Knocker's deadwood: ")
+    expect(refusal).not_to_contain_text("knocker_deadwood")
+    expect(refusal).not_to_contain_text("hand 3:")
+
+
+def test_a_correction_offline_keeps_a_reason_in_the_phones_language(new_page, live_server):
+    game, ann, bob = ann_v_bob(hands=[{"ending": "knock", "by": "Ann", "knocker_deadwood": 4, "defender_deadwood": 14}])
+    page = new_page(viewport=PHONE_390, locale="de-DE")
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+    page.context.set_offline(True)
+    page.locator("td.fix a").first.click()
+    correction = page.locator("form.offline-edit")
+    correction.locator("[name=defender_deadwood]").fill("24")
+    correction.locator("button[type=submit]").click()
+    expect(correction).to_have_count(0)
+    page.context.set_offline(False)
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(0)
+    assert Hand.objects.get(game=game).defender_deadwood == 24
+    comments = set(FactChange.objects.filter(game=game, hand_number=1).values_list("comment", flat=True))
+    assert comments == {"Auf einem Handy ohne Netz korrigiert"}, comments
+
+
+def test_a_hollywood_game_closed_offline_reads_as_online(new_page, live_server):
+    game, ann, bob = ann_v_bob(
+        rules={"preset": "hollywood"},
+        hands=[{"ending": "gin", "by": "Ann", "defender_deadwood": 80}],  # Ann 105 into game 1: it closes
+    )
+    page = new_page(viewport=PHONE_390, locale="de-DE")
+    sign_in(page, live_server.url, "ann")
+    open_sheet(page, live_server.url, game)
+    online_rows = page.locator("section.game-over table.breakdown tbody tr").all_inner_texts()
+    expect(page.locator(".board").first.locator(".closed-mark")).to_have_text("abgeschlossen")
+    page.context.set_offline(True)
+    pick(page, "Wie das Spiel endete", "Totes Spiel")
+    page.locator("#record button.primary[value=save]").click()
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(1)
+    badge = page.locator(".board").first.locator("h2 .closed-mark")
+    expect(badge).to_have_text("abgeschlossen")
+    assert badge.evaluate("node => node.getClientRects().length") == 1  # one box: never broken mid-word
+    offline_rows = page.locator("section.game-over table.breakdown tbody tr").all_inner_texts()
+    assert offline_rows == online_rows
