@@ -234,7 +234,7 @@ def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page
     # The timed round: each table plays a hand (a knock, 4 against 20: 16 to the player ranked higher),
     # then the organiser calls Time; the hand in progress (a second knock) is every game's last.
     fixtures = play(3, knock_on_the_page, knock_by_the_services)
-    expect(wall.locator(".wall-playing li[data-game] .hands")).to_have_text(["hand 1"] * 4)
+    expect(wall.locator(".wall-playing li[data-game] .hands")).to_have_text(["1 hand played"] * 4)
     expect(wall.locator(".wall-round .round-clock .clock-left")).to_contain_text("left")  # counting down
     shot(wall, "6-wall-during-the-timed-round-3")
     org.goto(night_url)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -175,7 +176,7 @@ def watch_wall_while_recording(new_page, recorder_base: str, wall_base: str, nam
     started = time.monotonic()
     save_hand(pat, 1)
     expect(wall.locator(f"li[data-game='{game.pk}'] .points")).to_have_text("16\u20130", timeout=WITHIN)
-    expect(wall.locator(f"li[data-game='{game.pk}'] .hands")).to_have_text("hand 1")
+    expect(wall.locator(f"li[data-game='{game.pk}'] .hands")).to_have_text("1 hand played")
     assert time.monotonic() - started < 2 + 1.5  # the save itself took part of it (and its own check)
 
     # Hand 2: Quinn goes gin against 90: the game is over and moves to the latest results.
@@ -245,3 +246,141 @@ def test_wall_without_javascript_is_a_plain_page_with_a_reload_link(new_page, as
     expect(page.locator("#wall-status")).to_have_text("Not live: reload for the latest")
     page.get_by_role("link", name="Reload").click()
     expect(page.locator(f"li[data-game='{game.pk}']")).to_contain_text("pat v quinn")
+
+
+# --- a wall that fits its screen (issue 39) -------------------------------------------------------------------
+
+SCREENS = {
+    "1920x1080": {"width": 1920, "height": 1080},
+    "1280x720": {"width": 1280, "height": 720},  # a projector
+    "1080x1920": {"width": 1080, "height": 1920},  # a TV on its side
+}
+SHOTS = Path("/tmp/shots39b")
+
+
+def twenty_player_season(more: int = 0):
+    """A public club's open season of 20 players (and ``more``): 8 games over (5 confirmed), 10 in play."""
+    from scoring import services
+
+    director = UserFactory(username="director")
+    club = clubs.club_create(name="Friday Gin", owner=director, is_public=True)
+    players = [
+        clubs.member_add_guest(club=club, name=name, added_by=director).player
+        for name in (
+            "Annabelle Fairweather", "Bob", "Cyrille Montgomery", "Di", "Ed", "Fatima Okonkwo", "Gus", "Hana",
+            "Ivo", "Jo", "Kiri", "Lou", "Maximilian Oberhauser", "Ned", "Oona", "Pat", "Quinn", "Rosalind",
+            "Sam", "Tove", *(f"Member {number}" for number in range(21, 21 + more)),
+        )
+    ]  # fmt: skip
+    season = league.season_create(
+        club=club, name="Winter League", players=players, format=SeasonFormat.OPEN, created_by=director
+    )
+    for number in range(8):  # finished: gin against 90 ends a game to 100 at once
+        one, two = players[number], players[19 - number]
+        game = league.open_game_start(season=season, player_one=one, player_two=two, started_by=director)
+        services.hand_record(game=game, ending="gin", by=two if number % 3 else one, defender_deadwood=90,
+                             recorded_by=director)  # fmt: skip
+        if number < 5:
+            league.game_confirm(game=Game.objects.get(pk=game.pk), confirmed_by=director)
+    for number in range(10):  # in play: 1 to 10 hands each
+        one, two = players[number], players[(number + 10) % 20]
+        game = league.open_game_start(season=season, player_one=one, player_two=two, started_by=director)
+        for _hand in range(number + 1):
+            services.hand_record(game=game, ending="knock", by=one, knocker_deadwood=8, defender_deadwood=10,
+                                 recorded_by=director)  # fmt: skip
+    return club, season
+
+
+def _every_row_seen(page) -> set[str]:
+    """The standings rows (by player) and the games (in play, over) seen wholly within the viewport, now."""
+    return set(
+        page.evaluate(
+            """() => {
+              const height = window.innerHeight, width = window.innerWidth;
+              const inside = (element) => {
+                const box = element.getBoundingClientRect();
+                const style = getComputedStyle(element);
+                return box.height > 0 && style.visibility !== "hidden" && box.top >= 0 && box.bottom <= height + 0.5
+                  && box.left >= 0 && box.right <= width + 0.5;
+              };
+              const seen = [];
+              document.querySelectorAll("table.wall-table tbody tr[data-player]").forEach((row) => {
+                if (inside(row)) seen.push("row:" + row.getAttribute("data-player"));
+              });
+              document.querySelectorAll(".wall-playing li[data-game]").forEach((item) => {
+                if (inside(item)) seen.push((item.closest(".recent") ? "result:" : "playing:") + item.dataset.game);
+              });
+              return seen;
+            }"""
+        )
+    )
+
+
+def _what_the_wall_holds(page) -> set[str]:
+    rows = page.locator("table.wall-table tbody tr[data-player]").evaluate_all(
+        "rows => rows.map(row => row.dataset.player)"
+    )
+    games = page.locator(".wall-playing li[data-game]").evaluate_all(
+        "items => items.map(item => (item.closest('.recent') ? 'result:' : 'playing:') + item.dataset.game)"
+    )
+    return {f"row:{row}" for row in rows} | set(games)
+
+
+def _seen_on_every_page(page) -> tuple[set[str], int]:
+    """What the wall showed on the screen, through each of its pages (if it pages), and how many pages."""
+    expect(page.locator("body.wall")).to_have_attribute("data-fitted", re.compile("."))
+    seen = _every_row_seen(page)
+    pages = int(page.locator("body.wall").get_attribute("data-pages") or 1)
+    for _turn in range(pages - 1):  # each page comes round by itself
+        current = page.locator("body.wall").get_attribute("data-page")
+        expect(page.locator("body.wall")).not_to_have_attribute("data-page", current, timeout=20_000)
+        seen |= _every_row_seen(page)
+    return seen, pages
+
+
+def _keep_shot(page, name: str) -> None:
+    shot = screenshot(page, name, full_page=False)
+    SHOTS.mkdir(exist_ok=True)
+    (SHOTS / shot.name).write_bytes(shot.read_bytes())
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_twenty_player_wall_fits_its_screen(new_page, asgi_server, screen):
+    """Every standings row, every game in play and every latest result is on the screen (or, where the type
+    would grow too small to read across a room, comes round on the screen's own pages), at three sizes."""
+    club, season = twenty_player_season()
+    page = new_page(viewport=SCREENS[screen])
+    page.goto(f"{asgi_server}/clubs/{club.slug}/seasons/{season.pk}/wall/")
+    expect(page.locator("#wall-status")).to_have_text("Live")
+    expect(page.locator("table.wall-table tbody tr[data-player]")).to_have_count(20)
+    expect(page.locator(".wall-playing li[data-game]")).to_have_count(18)
+    wanted = _what_the_wall_holds(page)
+    seen, pages = _seen_on_every_page(page)
+    assert wanted - seen == set(), f"never on the screen at {screen}: {sorted(wanted - seen)}"
+    assert pages == 1, f"20 players paged at {screen}: the type could have been smaller"
+    # Readable from across the room: the standings' type is at least 1/60 of the screen's shorter side.
+    size = page.locator("table.wall-table tbody td.net").first.evaluate(
+        "cell => parseFloat(getComputedStyle(cell).fontSize)"
+    )
+    assert size >= min(SCREENS[screen].values()) / 60, size
+
+    # In play: how many hands were played, not the number of the hand in play.
+    expect(page.locator(".wall-playing li[data-game] .hands").first).to_have_text(re.compile(r"^\d+ hands? played$"))
+    _keep_shot(page, f"wall-20-players-{screen}")
+    page.goto("about:blank")
+
+
+def test_a_wall_too_long_for_its_screen_pages_through_the_standings(new_page, asgi_server):
+    """40 players, every row asked for (?rows=all), on a projector: the type stays readable and the
+    standings come round a screenful at a time, saying which page is shown."""
+    club, season = twenty_player_season(more=20)
+    page = new_page(viewport=SCREENS["1280x720"])
+    page.goto(f"{asgi_server}/clubs/{club.slug}/seasons/{season.pk}/wall/?rows=all")
+    expect(page.locator("table.wall-table tbody tr[data-player]")).to_have_count(40)
+    wanted = _what_the_wall_holds(page)
+    seen, pages = _seen_on_every_page(page)
+    assert pages >= 2
+    assert wanted - seen == set(), f"never on the screen: {sorted(wanted - seen)}"
+    expect(page.locator("#wall-page")).to_contain_text(f"Page 1 of {pages}", timeout=20_000)  # round again
+    _keep_shot(page, "wall-40-players-1280x720-paged")
+    page.goto("about:blank")
