@@ -4,7 +4,7 @@ import datetime
 import re
 
 import pytest
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.urls import resolve, reverse
 from rest_framework.test import APIClient
@@ -74,8 +74,15 @@ def test_the_new_season_page_opens_a_timed_swiss_night(client):
     assert b"Swiss night" in page.content and b"Round length (minutes)" in page.content
     answer = client.post(
         reverse("league:season_new", args=[cast.club.slug]),
-        {"name": "Friday night", "format": "swiss", "preset": "standard", "overrides": "target = 150",
-         "swiss_rounds": "5", "round_minutes": "35", "ranking_1": "wins"},
+        {
+            "name": "Friday night",
+            "format": "swiss",
+            "preset": "standard",
+            "overrides": "target = 150",
+            "swiss_rounds": "5",
+            "round_minutes": "35",
+            "ranking_1": "wins",
+        },
     )
     night = Season.objects.get()
     assert answer.status_code == 302
@@ -126,7 +133,8 @@ def test_the_organiser_checks_members_and_guests_in_and_the_night_page_lists_who
     page = client.get(reverse("league:night", args=[cast.club.slug, night_.pk])).content.decode()
     assert "Who is here (2)" in page
     assert set(night_.swiss_entries.filter(present=True).values_list("player__name", flat=True)) == {
-        pat.name, cast.guest.name
+        pat.name,
+        cast.guest.name,
     }
     assert set(night_.players.all()) == {pat, cast.guest}
 
@@ -179,7 +187,10 @@ def test_the_api_checks_a_player_in_with_a_fixed_table_and_refuses_someone_else_
     made = api_client(cast.admin).post(url, {"player": pat.pk, "fixed_table": 1}, format="json")
     assert made.status_code == 200, made.json()
     assert made.json() == {
-        "player": {"id": pat.pk, "name": pat.name}, "present": True, "dropped_after_round": None, "fixed_table": 1
+        "player": {"id": pat.pk, "name": pat.name},
+        "present": True,
+        "dropped_after_round": None,
+        "fixed_table": 1,
     }
     refused = api_client(cast.player).post(url, {"player": quinn.pk}, format="json")
     assert refused.status_code == 403
@@ -274,8 +285,11 @@ def test_publishing_is_refused_when_who_is_here_changed_since_the_pairing():
     assert not Fixture.objects.exists()
     night.round_pair(season=night_, paired_by=cast.owner)  # the late arrival is in the new pairing
     published = night.round_publish(season=night_, published_by=cast.owner)
-    assert late.pk in {published.bye_id, *Fixture.objects.values_list("home_id", flat=True),
-                       *Fixture.objects.values_list("away_id", flat=True)}
+    assert late.pk in {
+        published.bye_id,
+        *Fixture.objects.values_list("home_id", flat=True),
+        *Fixture.objects.values_list("away_id", flat=True),
+    }
 
 
 def test_a_player_who_drops_out_keeps_their_game_and_is_not_paired_again():
@@ -290,9 +304,10 @@ def test_a_player_who_drops_out_keeps_their_game_and_is_not_paired_again():
     draft = night.round_pair(season=night_, paired_by=cast.owner)
     assert leaver.pk not in {p for _, one, two in draft.pairing["pairings"] for p in (one, two)}
     assert leaver.pk != draft.pairing["bye"]
-    assert Fixture.objects.filter(season=night_, round=1).filter(home=leaver).exists() or Fixture.objects.filter(
-        season=night_, round=1, away=leaver
-    ).exists()
+    assert (
+        Fixture.objects.filter(season=night_, round=1).filter(home=leaver).exists()
+        or Fixture.objects.filter(season=night_, round=1, away=leaver).exists()
+    )
 
 
 def test_the_organiser_pairs_swaps_and_publishes_on_the_night_page(client):
@@ -427,7 +442,10 @@ def _hand_built_night(cast, **kwargs):
         night.check_in(season=night_, player=player, checked_in_by=cast.owner)
     for number, games, bye in ((1, [("Ann", "Bob"), ("Cy", "Di")], "Ed"), (2, [("Ann", "Cy"), ("Ed", "Bob")], "Di")):
         SwissRound.objects.create(
-            season=night_, number=number, published=True, bye=by[bye],
+            season=night_,
+            number=number,
+            published=True,
+            bye=by[bye],
             pairing={"pairings": [], "bye": by[bye].pk, "rematches": [], "unmet_table_wishes": [], "order": []},
         )
         for table, (winner, loser) in enumerate(games, 1):
@@ -851,3 +869,92 @@ def test_a_draft_pairing_is_shown_to_the_nights_organisers_only(client):
         assert page.status_code == 200
         text = page.content.decode()
         assert "pairing to check" not in text and "bye (1 match point)" not in text, viewer
+
+
+# --- issue 39: the night page on the organiser's phone ------------------------------------------------------
+
+
+def _last_night_and_tonight(cast):
+    """Last night: five played round 1 (two tables and the bye), Otto checked in after it was published and
+    played nothing. Tonight: Pat is here already."""
+    last, players = _checked_in_night(cast, count=5)
+    night.round_pair(season=last, paired_by=cast.owner)
+    night.round_publish(season=last, published_by=cast.owner)
+    otto = clubs.member_add_guest(club=cast.club, name="Otto", added_by=cast.owner).player
+    night.check_in(season=last, player=otto, checked_in_by=cast.owner)
+    tonight = league.season_create(
+        club=cast.club, name="Next Friday", format=SeasonFormat.SWISS, players=[], created_by=cast.owner
+    )
+    pat = cast.player_of(cast.player)
+    night.check_in(season=tonight, player=pat, checked_in_by=cast.owner)
+    return tonight, players, pat
+
+
+def test_check_in_everyone_who_played_last_night_checks_in_the_regulars_not_yet_here():
+    cast = make_club()
+    tonight, players, pat = _last_night_and_tonight(cast)
+    arrived = night.check_in_last_night(season=tonight, checked_in_by=cast.admin)
+    assert {player.pk for player in arrived} == {player.pk for player in players} - {pat.pk}  # bye included
+    here = set(SwissEntry.objects.filter(season=tonight, present=True).values_list("player__name", flat=True))
+    assert here == {player.name for player in players}  # Otto played nothing last night: not checked in
+    assert set(tonight.players.all()) == set(players)
+    assert night.check_in_last_night(season=tonight, checked_in_by=cast.admin) == []  # all here already
+
+
+def test_only_organisers_check_in_last_nights_players_and_a_first_night_has_none(client):
+    cast = make_club()
+    tonight, _players, _pat = _last_night_and_tonight(cast)
+    with pytest.raises(PermissionDenied):
+        night.check_in_last_night(season=tonight, checked_in_by=cast.player)
+    url = reverse("league:night_check_in_last", args=[cast.club.slug, tonight.pk])
+    for user in (cast.player, cast.outsider):
+        client.force_login(user)
+        assert client.post(url).status_code in (403, 404)
+        assert (
+            "players from Friday night"
+            not in client.get(reverse("league:night", args=[cast.club.slug, tonight.pk])).content.decode()
+        )
+    assert SwissEntry.objects.filter(season=tonight, present=True).count() == 1
+    first = Season.objects.get(name="Friday night")
+    with pytest.raises(ValidationError) as refused:
+        night.check_in_last_night(season=first, checked_in_by=cast.owner)
+    assert refused.value.message_dict == {"season": ["Thursday Gin has no earlier Swiss night."]}
+
+
+def test_the_night_page_offers_last_nights_players_and_the_button_needs_its_csrf_token():
+    from django.test import Client
+
+    cast = make_club()
+    tonight, players, _pat = _last_night_and_tonight(cast)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(cast.owner)
+    page = client.get(reverse("league:night", args=[cast.club.slug, tonight.pk])).content.decode()
+    assert "Check in the 4 players from Friday night" in page
+    url = reverse("league:night_check_in_last", args=[cast.club.slug, tonight.pk])
+    assert client.post(url).status_code == 403  # no CSRF token
+    assert SwissEntry.objects.filter(season=tonight, present=True).count() == 1
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)[1]
+    answer = client.post(url, {"csrfmiddlewaretoken": token}, follow=True).content.decode()
+    assert "4 players are checked in:" in answer
+    assert "Check in the 4 players" not in answer
+    assert SwissEntry.objects.filter(season=tonight, present=True).count() == 5
+
+
+def test_the_night_page_finds_a_member_by_name_without_javascript_and_shows_the_round_in_play_first(client):
+    cast = make_club()
+    night_, players = _checked_in_night(cast, count=4, round_minutes=30)
+    for number in range(10):
+        clubs.member_add_guest(club=cast.club, name=f"Walk-in {number}", added_by=cast.owner)
+    client.force_login(cast.owner)
+    url = reverse("league:night", args=[cast.club.slug, night_.pk])
+    page = client.get(url).content.decode()
+    assert page.index("Pair round 1") < page.index('id="check-in"')  # no round in play: pairing first
+    found = client.get(url, {"q": "walk-in 3"}).content.decode()
+    assert re.findall(r'<li data-player="([^"]+)"', found) == ["Walk-in 3"]
+    assert "Who is here (4)" in found  # the count is the night's, not the filter's
+    assert "No member's name contains “zz”." in client.get(url, {"q": "zz"}).content.decode()
+    night.round_pair(season=night_, paired_by=cast.owner)
+    night.round_publish(season=night_, published_by=cast.owner)
+    page = client.get(url).content.decode()
+    assert page.index('id="night-rounds"') < page.index("pair-waits") < page.index('id="check-in"')
+    assert page.index("Time (for the room)") < page.index('id="check-in"')

@@ -23,6 +23,7 @@ from players.models import Membership, Player
 from scoring import permissions, services
 from scoring.changes import notify_season_change
 from scoring.engine import swiss
+from scoring.league.selectors import last_night_arrivals
 from scoring.league.services import club_ratings
 from scoring.league.standings import season_standings
 from scoring.models import Fixture, Game, LeagueStatus, Season, SwissEntry, SwissRound
@@ -68,16 +69,39 @@ def check_in(*, season: Season, player: Player, checked_in_by, fixed_table: int 
             fixed_table = numbers.whole_number(
                 fixed_table, field="fixed_table", label=_("Fixed table"), low=1, high=numbers.SMALLINT
             )
-        entry, created = SwissEntry.objects.get_or_create(season=locked, player=player)
+        entry = SwissEntry.objects.filter(season=locked, player=player).first()
         # Nothing to change: a second press, or another phone's.
-        if not created and entry.present and fixed_table is None:
+        if entry is not None and entry.present and fixed_table is None:
             raise ValidationError({"player": _("%(name)s is already checked in.") % {"name": player.name}})
-        entry.present, entry.dropped_after_round = True, None
-        if fixed_table is not None:
-            entry.fixed_table = fixed_table
-        entry.save()
-        locked.players.add(player)
+        entry = _mark_here(locked, player, fixed_table=fixed_table)
     return entry
+
+
+def _mark_here(locked: Season, player: Player, *, fixed_table: int | None = None) -> SwissEntry:
+    """``player`` is here tonight (back again if they had dropped out), an entrant of the night."""
+    entry, _created = SwissEntry.objects.get_or_create(season=locked, player=player)
+    entry.present, entry.dropped_after_round = True, None
+    if fixed_table is not None:
+        entry.fixed_table = fixed_table
+    entry.save()
+    locked.players.add(player)
+    return entry
+
+
+def check_in_last_night(*, season: Season, checked_in_by) -> list[Player]:
+    """Check in, in one go, everyone who played at the club's previous Swiss night (a table or a bye) and is
+    not checked in tonight: the regulars, at the start of a night. Organisers only. Returns the players
+    checked in (none when all of them already are); refused when the club has no earlier night."""
+    with transaction.atomic():
+        locked = _swiss_night(season)
+        if checked_in_by is not None and not permissions.can_manage_season(checked_in_by, locked):
+            raise PermissionDenied(_("Only the night's organisers check in everyone from the last night."))
+        last, arriving = last_night_arrivals(locked)
+        if last is None:
+            raise ValidationError({"season": _("%(club)s has no earlier Swiss night.") % {"club": locked.club.name}})
+        for player in arriving:
+            _mark_here(locked, player)
+    return arriving
 
 
 def check_out(*, season: Season, player: Player, checked_out_by) -> SwissEntry:

@@ -21,7 +21,7 @@ from players.models import Player
 from scoring import permissions
 from scoring.league import night
 from scoring.league.forms import PairForm, SwapForm
-from scoring.league.selectors import night_draft, night_field, night_rounds
+from scoring.league.selectors import last_night_arrivals, night_draft, night_field, night_rounds
 from scoring.league.views import _error_text, _login_first, _managed_season, _season
 
 
@@ -48,17 +48,26 @@ def night_page(request, slug, pk):
             fixture.startable = not hasattr(fixture, "game") and permissions.can_start_fixture(
                 request.user, fixture, club
             )
+    waits = "" if draft else night.next_round_waits_for(season)
+    query = (request.GET.get("q") or "").strip()
+    last_night, arrivals = last_night_arrivals(season) if manager and not season.is_closed else (None, [])
     context = {
         "club": club,
         "season": season,
         "manager": manager and not season.is_closed,
-        "field": field,
+        "field": [line for line in field if query.casefold() in line.player.name.casefold()],
+        "field_size": len(field),
+        "query": query,
         "present_count": sum(line.present for line in field),
+        "last_night": last_night,
+        "arrivals": arrivals,
+        # The round in play comes first; the pairing (or why it waits) first once no round is in play.
+        "round_in_play": bool(rounds and waits),
         "me": me,
         "my_line": next((line for line in field if me is not None and line.player.pk == me.pk), None),
         "rounds_published": published,
         "draft": draft,
-        "pairing_waits_for": "" if draft else night.next_round_waits_for(season),
+        "pairing_waits_for": waits,
         "rounds": rounds,
         "now": timezone.now(),
         "pair_form": PairForm() if published == 0 else None,
@@ -95,6 +104,32 @@ def night_check_in(request, slug, pk):
         else:
             message = _("%(name)s is checked out.") % {"name": player.name}
         messages.success(request, message)
+    return redirect("league:night", slug=club.slug, pk=season.pk)
+
+
+@require_POST
+def night_check_in_last(request, slug, pk):
+    """The organiser checks in everyone who played at the club's previous night and is not here yet."""
+    if (response := _login_first(request)) is not None:
+        return response
+    club, season = _night_managed(request, slug, pk)
+    try:
+        arrived = night.check_in_last_night(season=season, checked_in_by=request.user)
+    except ValidationError as error:
+        messages.error(request, _error_text(error))
+    else:
+        if arrived:
+            messages.success(
+                request,
+                ngettext(
+                    "%(count)s player is checked in: %(names)s.",
+                    "%(count)s players are checked in: %(names)s.",
+                    len(arrived),
+                )
+                % {"count": len(arrived), "names": ", ".join(player.name for player in arrived)},
+            )
+        else:
+            messages.info(request, _("Everyone who played last night is checked in already."))
     return redirect("league:night", slug=club.slug, pk=season.pk)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from django.db.models import Q
+
 from players.models import Membership, Player
 from scoring.models import Fixture, Season, SwissEntry, SwissRound
 
@@ -35,6 +37,41 @@ def night_field(season: Season) -> list[FieldLine]:
             )
         )
     return lines
+
+
+def previous_night(season: Season) -> Season | None:
+    """The club's Swiss night before this one (the latest opened before it), or None."""
+    return (
+        Season.objects.filter(club_id=season.club_id, format=season.format, created_at__lte=season.created_at)
+        .exclude(pk=season.pk)
+        .filter(Q(created_at__lt=season.created_at) | Q(pk__lt=season.pk))
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+def played_at(season: Season) -> list[Player]:
+    """Who played at a Swiss night (a table in a published round, or its bye) and is still a member of its
+    club, by name."""
+    seated = Fixture.objects.filter(season=season)
+    ids = (
+        set(seated.values_list("home_id", flat=True))
+        | set(seated.values_list("away_id", flat=True))
+        | set(
+            SwissRound.objects.filter(season=season, published=True, bye__isnull=False).values_list("bye_id", flat=True)
+        )
+    )
+    return list(Player.objects.filter(pk__in=ids, memberships__club_id=season.club_id).order_by("name"))
+
+
+def last_night_arrivals(season: Season) -> tuple[Season | None, list[Player]]:
+    """The club's previous Swiss night and who played at it but is not checked in tonight: whom "check in
+    everyone who played last night" checks in (the night page offers it while the list is not empty)."""
+    last = previous_night(season)
+    if last is None:
+        return None, []
+    here = set(SwissEntry.objects.filter(season=season, present=True).values_list("player_id", flat=True))
+    return last, [player for player in played_at(last) if player.pk not in here]
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,11 @@ urlpatterns = [
     path("<slug:slug>/seasons/<int:pk>/playoffs/", views.playoffs_start, name="playoffs_start"),
     path("<slug:slug>/seasons/<int:pk>/night/", night_views.night_page, name="night"),
     path("<slug:slug>/seasons/<int:pk>/night/check-in/", night_views.night_check_in, name="night_check_in"),
+    path(
+        "<slug:slug>/seasons/<int:pk>/night/check-in/last-night/",
+        night_views.night_check_in_last,
+        name="night_check_in_last",
+    ),
     path("<slug:slug>/seasons/<int:pk>/night/pair/", night_views.night_pair, name="night_pair"),
     path("<slug:slug>/seasons/<int:pk>/night/swap/", night_views.night_swap, name="night_swap"),
     path("<slug:slug>/seasons/<int:pk>/night/publish/", night_views.night_publish, name="night_publish"),

@@ -15,6 +15,17 @@
     document.head.appendChild(tag);
   }
   if (document.readyState === "complete") { loadLiveScript(); } else { window.addEventListener("load", loadLiveScript, { once: true }); }
+  // A list filtered by name while one types (the night page's check-in list, <input data-filter-list="its
+  // id">); without JavaScript its form filters on the server (GET ?q=).
+  document.addEventListener("input", function (event) {
+    var box = event.target;
+    var list = box && box.getAttribute && document.getElementById(box.getAttribute("data-filter-list") || "");
+    if (!list) { return; }
+    var wanted = box.value.trim().toLocaleLowerCase();
+    Array.prototype.forEach.call(list.querySelectorAll("li[data-player]"), function (item) {
+      item.hidden = wanted !== "" && item.getAttribute("data-player").toLocaleLowerCase().indexOf(wanted) < 0;
+    });
+  });
   // After the record form swapped the sheet, put the keyboard where the next tap goes:
   // the first refused field, or the first ending button for the next hand.
   document.addEventListener("htmx:afterSettle", function (event) {
