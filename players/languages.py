@@ -35,20 +35,34 @@ def language_of(user) -> str:
 
 
 def languages_of_addresses(addresses: Iterable[str]) -> dict[str, str]:
-    """E-mail address -> the chosen language of the account with that address (only those with a choice)."""
+    """E-mail address -> the language e-mail to the account with that address is written in: its choice, else
+    the language it signed up in, else the one it last signed in with (only addresses with one of these)."""
     wanted = [address for address in addresses if address]
     if not wanted:
         return {}
     rows = (
         get_user_model()
-        .objects.filter(email__in=wanted, language_choice__language__in=list(shipped_languages()))
+        .objects.filter(email__in=wanted, language_choice__isnull=False)
         .order_by("pk")
-        .values_list("email", "language_choice__language")
+        .values_list(
+            "email", "language_choice__language", "language_choice__signed_up_in", "language_choice__last_used"
+        )
     )
+    shipped = shipped_languages()
     chosen: dict[str, str] = {}
-    for address, language in rows:
-        chosen.setdefault(address, language)  # two accounts with one address: the older one's
+    for address, *in_order in rows:
+        language = next((code for code in in_order if code in shipped), "")
+        if language and address not in chosen:  # two accounts with one address: the older one's
+            chosen[address] = language
     return chosen
+
+
+def account_language_seen(*, user, language: str, signed_up: bool = False) -> None:
+    """Note the language ``user`` signed up in (``signed_up``) or signed in with: e-mail's, without a choice."""
+    if language not in shipped_languages() or user is None or not getattr(user, "pk", None):
+        return
+    seen = {"last_used": language, **({"signed_up_in": language} if signed_up else {})}
+    LanguageChoice.objects.update_or_create(user=user, defaults=seen)
 
 
 def account_language_set(*, user, language: str, session=None) -> None:
@@ -70,6 +84,8 @@ def remember_at_sign_in(sender, request, user, **kwargs) -> None:
     language = language_of(user)
     if language:
         request.session[SESSION_KEY] = language
+    elif getattr(request, "LANGUAGE_CODE", None):  # a sign-in page's request: the language it was read in
+        account_language_seen(user=user, language=request.LANGUAGE_CODE)
 
 
 def account_language(get_response):

@@ -8,7 +8,8 @@ address (nobody sees another's address), and logs a failure instead of raising,
 so a mail server that is down never breaks or undoes a write.
 
 Each message is written in its recipient's language: the language their account chose (players.languages),
-else English (settings.LANGUAGE_CODE), never the language of whoever caused it. The body's template is
+else the one it signed up in, else the one it last signed in with, else English (settings.LANGUAGE_CODE),
+never the language of whoever caused it. The body's template is
 rendered under that language; so is the subject when it is lazy (``gettext_lazy``, ``format_lazy``) or a
 callable, while a plain str is sent as it is.
 """

@@ -143,6 +143,10 @@ class LanguageChoice(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="language_choice")
     # A code of settings.LANGUAGES; not choices here, so a language added later needs no migration.
     language = models.CharField(max_length=10, blank=True, default="")
+    # Without a choice, e-mail (which has no browser) is written in the language the account signed up in,
+    # else the one it last signed in with (players.languages.mail_languages_of_addresses).
+    signed_up_in = models.CharField(max_length=10, blank=True, default="")
+    last_used = models.CharField(max_length=10, blank=True, default="")
 
     def __str__(self) -> str:
         return f"{self.language or 'browser'} for {self.user}"

@@ -10,12 +10,13 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from players.forms import EmailSettingsForm, LanguageForm, SignUpForm, SiteSettingsForm
-from players.languages import account_language_set, language_of
+from players.languages import account_language_seen, account_language_set, language_of
 from players.mail import wants_email
 from players.models import Invitation, Player, SiteSettings
 from players.services import account_email_set
@@ -48,6 +49,7 @@ def setup(request):
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         user = _create_account(form, owner=True)
+        account_language_seen(user=user, language=translation.get_language(), signed_up=True)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome, %(username)s. You own this GinLeague.") % {"username": user.username})
         return redirect("home")
@@ -88,6 +90,7 @@ def signup(request):
         del form.fields["player_name"]
     if request.method == "POST" and form.is_valid():
         user = _create_account(form, owner=False)
+        account_language_seen(user=user, language=translation.get_language(), signed_up=True)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome, %(username)s.") % {"username": user.username})
         return redirect(next_page or reverse("home"))

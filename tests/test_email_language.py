@@ -74,3 +74,66 @@ def test_an_invitation_sent_by_a_french_organiser_reaches_a_new_address_wholly_i
     (message,) = mailoutbox
     assert message.subject == f"An invitation to {cast.club.name}"  # not "Une invitation…": the reader has no French
     assert message.body.startswith("Hello")
+
+
+# --- #38 item 7: an account without an explicit choice: the language it signed up in, then the one it last used
+
+
+def _invite(cast, address, mailoutbox, django_capture_on_commit_callbacks):
+    from players import clubs
+
+    mailoutbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        clubs.invitation_create(club=cast.club, created_by=cast.owner, email=address)
+    (message,) = mailoutbox
+    return message
+
+
+def test_an_account_that_signed_up_in_portuguese_gets_its_e_mail_in_portuguese(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    from django.contrib.auth import get_user_model
+
+    from tests.league_setup import make_club
+
+    cast = make_club()
+    someone = UserFactory(username="site-owner")
+    someone.set_password("a long enough pass 41")  # an account that signs in: past the first-run page
+    someone.save()
+    signed_up = client.post(
+        "/signup/",
+        {"username": "paulo", "password1": "a long enough pass 41", "password2": "a long enough pass 41"},
+        HTTP_ACCEPT_LANGUAGE="pt-BR",
+    )
+    assert signed_up.status_code == 302, signed_up.content
+    paulo = get_user_model().objects.get(username="paulo")
+    paulo.email = "paulo@example.com"  # as the account page sets it; the language switch never touched
+    paulo.save()
+    message = _invite(cast, paulo.email, mailoutbox, django_capture_on_commit_callbacks)
+    with translation.override("pt-br"):
+        assert message.subject == translation.gettext("An invitation to {club}").format(club=cast.club.name)
+    assert message.subject != f"An invitation to {cast.club.name}"
+
+    # An explicit choice still wins.
+    account_language_set(user=paulo, language="de")
+    message = _invite(cast, paulo.email, mailoutbox, django_capture_on_commit_callbacks)
+    with translation.override("de"):
+        assert message.subject == translation.gettext("An invitation to {club}").format(club=cast.club.name)
+
+
+def test_an_account_with_no_sign_up_language_gets_the_language_it_last_signed_in_with(
+    client, mailoutbox, django_capture_on_commit_callbacks
+):
+    from tests.league_setup import make_club
+
+    cast = make_club()
+    older = UserFactory(username="olga", email="olga@example.com")
+    older.set_password("a long enough pass 41")
+    older.save()
+    signed_in = client.post(
+        "/login/", {"username": "olga", "password": "a long enough pass 41"}, HTTP_ACCEPT_LANGUAGE="fr"
+    )
+    assert signed_in.status_code == 302, signed_in.content
+    message = _invite(cast, older.email, mailoutbox, django_capture_on_commit_callbacks)
+    with translation.override("fr"):
+        assert message.subject == translation.gettext("An invitation to {club}").format(club=cast.club.name)
