@@ -583,7 +583,7 @@ def _nine_player_night(cast):
 
 def _standings_page_lines(html: str) -> list[tuple]:
     """The season page's standings table as text: one tuple of cell texts per line."""
-    table = re.search(r'<table class="standings">.*?</table>', html, re.S).group(0)
+    table = re.search(r'<table class="standings[^"]*">.*?</table>', html, re.S).group(0)
     return [
         tuple(re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S))
         for row in re.findall(r"<tr data-player=[^>]*>(.*?)</tr>", table, re.S)
