@@ -104,8 +104,9 @@
       (line && !line.hidden && line.getAttribute("data-state") === "saving"));
   }
   function heldOnPhone(sheet) {
-    // The offline scorer drew this sheet (hands not yet sent, or two versions to choose from): it stays.
-    return navigator.onLine === false || Boolean(sheet.querySelector(".offline-note, .conflict, .offline-drawn"));
+    // The phone holds changes for this sheet (hands not yet sent, or two versions to choose from): it stays.
+    // A sheet the offline app drew with nothing left waiting (a hand scored and undone offline) follows again.
+    return navigator.onLine === false || Boolean(sheet.querySelector(".offline-note.status:not([hidden]), .conflict, tr.unsent"));
   }
   function slotOf(node, root) {
     while (node && node.parentNode !== root) { node = node.parentNode; }

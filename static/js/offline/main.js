@@ -35,6 +35,7 @@ document.addEventListener("submit", function (event) {
     record(gameId, { op: "add", facts: formFacts(form) }).then(function (state) {
       if (!state) { return; }
       form.reset();
+      form.removeAttribute("data-typed");  // kept on the phone: no hand is being typed any more (wall.js)
       // The preview said what the hand just kept would score: it is no longer the form's.
       var preview = form.querySelector("#preview");
       if (preview) { preview.innerHTML = ""; preview.classList.remove("refused"); }
