@@ -135,6 +135,8 @@ fuzz: $(STAMP) browser
 	  tests/test_swiss.py
 	# The offline scorer (static/js/engine.js) against the engine on many more random records, in Chromium.
 	GINLEAGUE_FUZZ=deep $(VENV)/bin/pytest $(PYTEST_ARGS) tests/browser/test_offline_scorer.py -k random_records
+	# The phone's copy of a game against the server: 120 generated two-phone sequences (seeds printed).
+	GINLEAGUE_FUZZ=deep $(VENV)/bin/pytest -n 2 -p no:randomly $(PYTEST_ARGS) tests/browser/test_offline_model.py
 
 test: lint pytest
 
