@@ -307,6 +307,9 @@ def _every_row_seen(page) -> set[str]:
               document.querySelectorAll("table.wall-table tbody tr[data-player]").forEach((row) => {
                 if (inside(row)) seen.push("row:" + row.getAttribute("data-player"));
               });
+              document.querySelectorAll(".wall-tables li[data-table]").forEach((item) => {
+                if (inside(item)) seen.push("table:" + item.dataset.table);
+              });
               document.querySelectorAll(".wall-playing li[data-game]").forEach((item) => {
                 if (inside(item)) seen.push((item.closest(".recent") ? "result:" : "playing:") + item.dataset.game);
               });
@@ -323,7 +326,8 @@ def _what_the_wall_holds(page) -> set[str]:
     games = page.locator(".wall-playing li[data-game]").evaluate_all(
         "items => items.map(item => (item.closest('.recent') ? 'result:' : 'playing:') + item.dataset.game)"
     )
-    return {f"row:{row}" for row in rows} | set(games)
+    tables = page.locator(".wall-tables li[data-table]").evaluate_all("items => items.map(item => item.dataset.table)")
+    return {f"row:{row}" for row in rows} | set(games) | {f"table:{table}" for table in tables}
 
 
 def _seen_on_every_page(page) -> tuple[set[str], int]:
@@ -367,6 +371,34 @@ def test_a_twenty_player_wall_fits_its_screen(new_page, asgi_server, screen):
     # In play: how many hands were played, not the number of the hand in play.
     expect(page.locator(".wall-playing li[data-game] .hands").first).to_have_text(re.compile(r"^\d+ hands? played$"))
     _keep_shot(page, f"wall-20-players-{screen}")
+    page.goto("about:blank")
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_twenty_player_swiss_nights_wall_fits_its_screen_with_the_rounds_tables(new_page, asgi_server, screen):
+    """A Swiss night of 20 (long names): the round's 10 tables and its clock on the screen, and every standings
+    row on it or on the page that comes round (the tables take room: at 1920x1080 and 1280x720 the standings
+    page)."""
+    from scoring.league import night
+
+    director = UserFactory(username="director")
+    club = clubs.club_create(name="Friday Gin", owner=director, is_public=True)
+    tonight = league.season_create(
+        club=club, name="Friday night", players=[], format=SeasonFormat.SWISS, round_minutes=30, created_by=director
+    )
+    for number in range(1, 21):
+        player = clubs.member_add_guest(club=club, name=f"Member {number:02} Fairweather", added_by=director).player
+        night.check_in(season=tonight, player=player, checked_in_by=director)
+    night.round_pair(season=tonight, paired_by=director)
+    night.round_publish(season=tonight, published_by=director)
+    page = new_page(viewport=SCREENS[screen])
+    page.goto(f"{asgi_server}/clubs/{club.slug}/seasons/{tonight.pk}/wall/")
+    expect(page.locator(".wall-tables li[data-table]")).to_have_count(10)
+    wanted = _what_the_wall_holds(page)
+    seen, _pages = _seen_on_every_page(page)
+    assert wanted - seen == set(), f"never on the screen at {screen}: {sorted(wanted - seen)}"
+    expect(page.locator(".wall-round .round-clock")).to_be_in_viewport()
+    _keep_shot(page, f"wall-swiss-night-20-players-{screen}")
     page.goto("about:blank")
 
 
