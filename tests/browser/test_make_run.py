@@ -132,7 +132,7 @@ def test_make_run_sends_the_static_files_compressed_to_a_browser_that_accepts_it
     status, _headers, body = fetch(f"{base}/login/")
     assert status == 200
     page = body.decode()
-    scripts = re.findall(r'<script src="([^"]+)"', page)
+    scripts = re.findall(r'<script(?: type="module")? src="([^"]+)"', page)  # the offline app is an ES module
     styles = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page)
     assert any("htmx" in src for src in scripts) and any("offline" in src for src in scripts), scripts
     for url in scripts + styles:
