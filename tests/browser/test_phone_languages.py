@@ -79,6 +79,13 @@ def test_every_page_fits_a_390_px_phone(new_page, live_server, cast, language):
         hidden[name] = page.evaluate(OUT_OF_SIGHT)
     assert all(width <= 390 for width in widths.values()), widths
     assert not any(hidden.values()), hidden
+    # Hollywood's closed badge ("ABGESCHLOSSEN") sits inside its board, whole.
+    page.goto(f"{live_server.url}/games/{hollywood.pk}/")
+    badges = page.evaluate("""() => [...document.querySelectorAll(".board .closed-mark")].map((mark) => {
+      const board = mark.closest(".board").getBoundingClientRect(), box = mark.getBoundingClientRect();
+      return box.left >= board.left && box.right <= board.right && mark.scrollWidth <= mark.clientWidth + 1;
+    })""")
+    assert badges == [True, True], badges
     # Every column of the history is on screen: who changed what, before, after and why.
     page.goto(f"{live_server.url}/games/{hollywood.pk}/history/")
     cells = page.locator("table.audit tbody td")
