@@ -97,3 +97,29 @@ def test_a_hollywood_game_closed_offline_reads_as_online(new_page, live_server):
     assert badge.evaluate("node => node.getClientRects().length") == 1  # one box: never broken mid-word
     offline_rows = page.locator("section.game-over table.breakdown tbody tr").all_inner_texts()
     assert offline_rows == online_rows
+
+
+def test_a_page_not_kept_is_named_by_its_title_and_lists_only_what_was_kept(new_page, live_server):
+    game, ann, bob = ann_v_bob()
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    page.context.set_offline(True)
+    page.locator("header.site nav").get_by_role("link", name="Players").click()
+    section = page.locator("#not-kept")
+    expect(section).to_be_visible()
+    expect(section).to_contain_text("\u201cPlayers\u201d was not opened on this phone")
+    expect(section).not_to_contain_text("/players/")
+    expect(section.locator(".kept-none")).to_be_visible()  # nothing kept: never "these games" over an empty list
+    expect(section.locator(".kept-some")).to_be_hidden()
+
+    page.context.set_offline(False)
+    open_sheet(page, live_server.url, game)
+    page.context.set_offline(True)
+    page.locator("header.site nav").get_by_role("link", name="Players").click()
+    expect(section.locator(".kept-some")).to_be_visible()
+    expect(section.locator("#kept-games")).to_contain_text("Ann v Bob")
+    expect(section.locator(".kept-none")).to_be_hidden()

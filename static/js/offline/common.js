@@ -8,8 +8,19 @@ export var CONF = {
   engine: (script && script.getAttribute("data-engine")) || "/static/js/engine.js",
   sw: (script && script.getAttribute("data-sw")) || "/sw.js",
   waiting: (script && script.getAttribute("data-waiting")) || "/waiting/",
-  user: (script && script.getAttribute("data-user")) || ""  // who is signed in on this page ("" nobody)
+  user: signedIn()  // who is signed in on this page ("" nobody)
 };
+// Who is signed in: the page says so when it came from the network. A page the phone kept (served without a
+// network) may be a copy from before signing in: then the account this phone last saw signed in, which
+// signing out forgets (kept.js forgetThisPhone), so the player is never asked to sign in to send their own hands.
+function signedIn() {
+  var user = (script && script.getAttribute("data-user")) || "";
+  try {
+    if (navigator.onLine !== false) { localStorage.setItem("ginleague-user", user); }
+    else if (!user) { user = localStorage.getItem("ginleague-user") || ""; }
+  } catch (error) { /* storage switched off: the page's word only */ }
+  return user;
+}
 export var SHEET_PATH = /^\/games\/(\d+)\/$/;
 // Words for people come from Django's JavaScript catalog (loaded before this script): gettext, ngettext, interpolate.
 export function tr(format, values) { return interpolate(format, values, true); }

@@ -92,6 +92,14 @@ document.addEventListener("click", function (event) {
   });
 });
 
+// The words of the link followed, for a page the phone never kept (sheet.js drawNotKept names it by them).
+document.addEventListener("click", function (event) {
+  var link = event.target && event.target.closest ? event.target.closest("a[href]") : null;
+  if (!link || link.origin !== location.origin) { return; }
+  var text = (link.getAttribute("aria-label") || link.textContent || "").trim().replace(/\s+/g, " ");
+  try { sessionStorage.setItem("ginleague-followed", JSON.stringify({ href: link.pathname + link.search, text: text })); } catch (error) { /* no storage */ }
+}, true);
+
 // Every sheet drawn on this page after it opened (a save's answer swapped in by htmx or site.js, the live
 // stream's redraw): its facts go to the kept copy at once, so the signal dropping a moment later goes on
 // from the sheet as it is.

@@ -618,11 +618,22 @@ export function drawWaiting() {
 
 // The worker answers a page it never kept with the waiting page: say so under that address, and
 // list the games this phone keeps (their sheets open offline).
+// A page named as the player knows it: the words of the link that led there (main.js remembers the last
+// link followed), or of a link to it on this page (the navigation), else its address.
+function pageName(address) {
+  var followed = null;
+  try { followed = JSON.parse(sessionStorage.getItem("ginleague-followed") || "null"); } catch (error) { followed = null; }
+  if (followed && followed.href === address && followed.text) { return tr(gettext("\u201c%(title)s\u201d"), { title: followed.text }); }
+  var link = Array.prototype.filter.call(document.querySelectorAll("a[href]"), function (a) {
+    return a.getAttribute("href") === address && a.textContent.trim();
+  })[0];
+  return link ? tr(gettext("\u201c%(title)s\u201d"), { title: link.textContent.trim() }) : address;
+}
 export function drawNotKept() {
   var section = document.getElementById("not-kept");
   if (!section || location.pathname === CONF.waiting) { return Promise.resolve(); }
   section.hidden = false;
-  section.querySelector("[data-address]").textContent = location.pathname + location.search;
+  section.querySelector("[data-address]").textContent = pageName(location.pathname + location.search);
   var title = document.getElementById("waiting-title");
   if (title) { title.replaceWith(el("h2", { id: "waiting-title", text: title.textContent })); }
   document.title = tr(gettext("Not kept for offline use · %(site)s"), { site: "GinLeague" });
@@ -636,6 +647,7 @@ export function drawNotKept() {
       list.appendChild(el("li", {}, [el("a", { href: href, text: tr(gettext("%(one)s v %(two)s"), { one: game.player_one.name, two: game.player_two.name }) })]));
     });
     section.querySelector(".kept-none").hidden = kept.length > 0;
+    section.querySelector(".kept-some").hidden = kept.length === 0;  // never "these games" over an empty list
   });
 }
 
