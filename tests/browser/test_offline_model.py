@@ -158,7 +158,7 @@ def follow(table: Table, phone: Phone) -> None:
     table.see(phone)
 
 
-def run_sequence(seed: int, browser, base: str, problems: list[str], contexts: list) -> None:
+def run_sequence(seed: int, browser, base: str, problems: list[str], contexts: list, events: list[str]) -> None:
     rng = random.Random(seed)
     table = Table(rng)
     user = UserFactory(username="ann")
@@ -172,7 +172,6 @@ def run_sequence(seed: int, browser, base: str, problems: list[str], contexts: l
         sign_in(phone.page, base, "ann")
         open_sheet(phone.page, base, game)
         phone.page.evaluate(f"document.title = 'phone {name}'")
-    events: list[str] = []
     shown: list[int] = []  # "two versions" the phones showed, in order
     expected: list[int] = []  # and where the model says they must
 
@@ -293,12 +292,14 @@ def run_sequence(seed: int, browser, base: str, problems: list[str], contexts: l
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_two_phones_at_one_table_end_with_the_table_s_hands(seed, browser, asgi_server):  # noqa: F811
+def test_two_phones_at_one_table_end_with_the_table_s_hands(seed, browser, asgi_server, record_property):  # noqa: F811
     problems: list[str] = []
     contexts: list = []
+    events: list[str] = []
     try:
-        run_sequence(seed, browser, asgi_server, problems, contexts)
+        run_sequence(seed, browser, asgi_server, problems, contexts, events)
     finally:
+        record_property("events", " ".join(events))  # in --junitxml: how long each sequence was
         for context in contexts:
             context.close()
     assert not problems, problems
