@@ -357,7 +357,9 @@ CALL_TIME_REFUSAL = gettext_lazy(
 # to-do selects with it, and the questions about one game below ask it of that game's row.
 #
 # Nobody confirms their own result: a player who started the game, entered any of its hands, or changed
-# it (corrected, removed or set aside a hand, called time), on any phone, at any time, never confirms it.
+# it (corrected, removed or set aside a hand, called time), on any phone, never confirms it. Once it is
+# over, a change by one of its players makes it that player's alone (``Game.result_changed_by``): the other
+# player then confirms it, checking the change.
 # The other player does (when both have accounts and the other touched none of it), or an organiser (owner,
 # admin) who did not play. When no player can (a guest, or both players entered or changed it), its
 # organisers who did not play are asked; only when the club has none may its owner confirm their own game
@@ -378,16 +380,19 @@ def _entered_q(user=None, *, player: str = "") -> Q:
     account of the game's ``player`` ("player_one", "player_two")."""
     account = F(f"{player}__user") if player else user
     outer = OuterRef(f"{player}__user") if player else user
-    return (
-        Q(created_by=account)
-        | Q(result_changed_by=account)
-        | Q(Exists(Hand.objects.filter(game=OuterRef("pk"), recorded_by=outer)))
-        | Q(Exists(FactChange.objects.filter(game=OuterRef("pk"), actor=outer, action__in=RESULT_CHANGES)))
+    # A player's change once the game was over makes the result theirs alone (the other checks the change).
+    return Q(result_changed_by=account) | (
+        Q(result_changed_by__isnull=True)
+        & (
+            Q(created_by=account)
+            | Q(Exists(Hand.objects.filter(game=OuterRef("pk"), recorded_by=outer)))
+            | Q(Exists(FactChange.objects.filter(game=OuterRef("pk"), actor=outer, action__in=RESULT_CHANGES)))
+        )
     )
 
 
 def _recorded_q(user) -> Q:
-    """Games whose result ``user`` started, entered or changed (any hand, on any phone, at any time)."""
+    """Games whose result ``user`` started, entered or changed (any hand, on any phone), or changed last once over."""
     return _entered_q(user)
 
 

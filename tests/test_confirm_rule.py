@@ -62,10 +62,10 @@ def test_a_player_who_rewrites_the_result_cannot_then_confirm_it():
         format="json",
     )
     assert rewritten.status_code == 200, rewritten.content
-    # ...and cannot confirm it. Carol entered the gin, so neither confirms (#38): the organisers do.
+    # ...and cannot confirm it: the result waits for Carol.
     refused = api(dave).post(f"/api/games/{game.pk}/confirm/", {}, format="json")
     assert refused.status_code == 403
-    assert "waits for a club organiser who did not play" in refused.json()["message"]
+    assert "waits for" in refused.json()["message"] and cast.player_of(carol).name in refused.json()["message"]
     game.refresh_from_db()
     assert game.league_status == LeagueStatus.PLAYING and game.confirmed_by is None
     assert game.winner == cast.player_of(dave)
@@ -73,17 +73,17 @@ def test_a_player_who_rewrites_the_result_cannot_then_confirm_it():
         league.game_confirm(game=game, confirmed_by=dave)
     assert not confirm_button(dave, game)
     sheet = page(carol).get(reverse("game", args=[game.pk])).content.decode()
-    assert "waiting for a club organiser who did not play to confirm" in sheet
-    assert todo_for(carol).to_confirm == [] and todo_for(dave).to_confirm == []
-    assert [g.pk for g in todo_for(cast.owner).to_confirm] == [game.pk]
+    assert f"waiting for {cast.player_of(carol).name} or a club organiser to confirm" in sheet
+    assert [g.pk for g in todo_for(carol).to_confirm] == [game.pk]
+    assert todo_for(dave).to_confirm == []
 
-    # Carol sees what Dave did and disputes it (she entered the gin, so she does not confirm it).
-    assert not confirm_button(carol, game)
+    # Carol sees what Dave did and disputes it (or would confirm it: it is hers to decide now).
+    assert confirm_button(carol, game)
     disputed = api(carol).post(f"/api/games/{game.pk}/dispute/", {"comment": "That was my gin"}, format="json")
     assert disputed.status_code == 200
 
 
-def test_a_change_by_a_player_withdraws_the_confirmation():
+def test_a_change_by_a_player_withdraws_the_confirmation_and_waits_for_the_other():
     cast = make_club()
     pat, admin = cast.player_of(cast.player), cast.player_of(cast.admin)
     game = duel(cast, pat, admin, winner=pat, started_by=cast.player)
@@ -105,12 +105,10 @@ def test_a_change_by_a_player_withdraws_the_confirmation():
     trail = list(FactChange.objects.filter(game=game).order_by("at", "pk").values_list("action", "before"))
     assert trail[0][0] == "confirmed" and ("reopened", "Confirmed") in trail
     assert api(cast.admin).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 403
-    # Pat entered the gin, the admin changed it: neither confirms (#38); the owner, who did not play, does.
-    assert api(cast.player).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 403
-    assert api(cast.owner).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 200
+    assert api(cast.player).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 200
 
 
-def test_removing_a_hand_once_over_is_a_change_of_the_result():
+def test_removing_a_hand_once_over_makes_the_result_wait_for_the_other_player():
     cast = make_club()
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
     game = duel(cast, pat, quinn, winner=pat, started_by=cast.player)
@@ -125,9 +123,7 @@ def test_removing_a_hand_once_over_is_a_change_of_the_result():
     game.refresh_from_db()
     assert game.over and game.winner == quinn
     assert api(cast.rival).post(f"/api/games/{game.pk}/confirm/", {}, format="json").status_code == 403
-    # Pat entered the first version: both changed the result, so the organisers confirm it (#38).
-    assert not permissions.can_confirm(cast.player, game, cast.club)
-    assert permissions.can_confirm(cast.owner, game, cast.club)
+    assert permissions.can_confirm(cast.player, game, cast.club)
 
 
 def test_setting_aside_a_version_once_over_is_a_change_too():
@@ -144,9 +140,8 @@ def test_setting_aside_a_version_once_over_is_a_change_too():
     assert kept.status_code == 201, kept.content
     game.refresh_from_db()
     assert game.league_status == LeagueStatus.PLAYING and game.result_changed_by == cast.admin
+    assert permissions.can_confirm(cast.player, game, cast.club)
     assert not permissions.can_confirm(cast.admin, game, cast.club)
-    assert not permissions.can_confirm(cast.player, game, cast.club)  # Pat entered the hand (#38)
-    assert permissions.can_confirm(cast.owner, game, cast.club)
 
 
 # --- #29 item 2: a club admin who played confirms nothing of their own ---------------------------------
