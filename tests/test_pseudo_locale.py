@@ -71,6 +71,7 @@ EXCUSED = {
     "league:season_close": "POST only",
     "league:playoffs_start": "POST only",
     "league:night_check_in": "POST only",
+    "league:night_check_in_last": "POST only",
     "league:night_pair": "POST only",
     "league:night_swap": "POST only",
     "league:night_publish": "POST only",
