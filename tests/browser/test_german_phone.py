@@ -127,7 +127,7 @@ def test_a_german_phone_scores_a_league_game_offline_and_back_while_a_spanish_wa
     expect(rows.nth(0).locator("td.what")).to_contain_text("pat hat geklopft, von quinn unterboten")
     shows_only(phone, "Restpunkte 8 gegen 4", "braucht noch 71", "Bearbeiten", "Spiel 1 rückgängig machen")
     expect(wall.locator(f"li[data-game='{game.pk}'] .points")).to_have_text("0\u201329")
-    expect(wall.locator(f"li[data-game='{game.pk}'] .hands")).to_have_text("mano 1")
+    expect(wall.locator(f"li[data-game='{game.pk}'] .hands")).to_have_text("1 mano jugada")
 
     # Hand 2: quinn goes gin against pat's 20.
     tap(phone, "ending", "gin")
@@ -164,8 +164,8 @@ def test_a_german_phone_scores_a_league_game_offline_and_back_while_a_spanish_wa
     shows_only(phone, "Restpunkte 3 gegen 10", "Spiel 3 rückgängig machen")
     assert Hand.objects.filter(game=game).count() == 3
     expect(wall.locator(f"li[data-game='{game.pk}'] .points")).to_have_text("7\u201374")
-    expect(wall.locator(f"li[data-game='{game.pk}'] .hands")).to_have_text("mano 3")
-    shows_only(wall, "Jugando ahora", "pat vs. quinn", "mano 3")
+    expect(wall.locator(f"li[data-game='{game.pk}'] .hands")).to_have_text("3 manos jugadas")
+    shows_only(wall, "Jugando ahora", "pat vs. quinn", "3 manos jugadas")
 
     # Hand 4: quinn goes gin against 90, and the game is over: the result line in German, on the wall in Spanish.
     tap(phone, "ending", "gin")
