@@ -210,35 +210,16 @@ class Page:
             part.fetching = False
 
     async def run(self, port: int, client, stop: asyncio.Event) -> None:
-        reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
-        cookie = f"Cookie: {self.cookie}\r\n" if self.cookie else ""
-        self.writer.write(
-            f"GET {self.stream} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{cookie}\r\n".encode()
-        )
-        await self.writer.drain()
-        event = ""
-        while not stop.is_set():
-            try:
-                line = await asyncio.wait_for(reader.readline(), timeout=1.0)
-            except TimeoutError:
-                continue
-            if not line:
-                break
-            text = line.decode(errors="replace").strip()
-            if text.startswith("event: "):
-                event = text[7:]
-            elif text.startswith("data: ") and event:
-                data = text[6:]
-                if event == "ready":
-                    versions = {"change": data} if self.kind == "wall" else json.loads(data)
-                    self.latest.update(versions)
-                    self.ready.set()
-                elif event in self.parts:
-                    self.latest[event] = data
-                    part = self.parts[event]
-                    if part.version is None or part.version != data:
-                        asyncio.get_running_loop().create_task(self.fetch(client, part))
-                event = ""
+        async for event, data in bench_live.sse_events(self, port, self.stream, self.cookie, stop):
+            if event == "ready":
+                versions = {"change": data} if self.kind == "wall" else json.loads(data)
+                self.latest.update(versions)
+                self.ready.set()
+            elif event in self.parts:
+                self.latest[event] = data
+                part = self.parts[event]
+                if part.version is None or part.version != data:
+                    asyncio.get_running_loop().create_task(self.fetch(client, part))
 
     def close(self) -> None:
         if self.writer is not None:

@@ -192,32 +192,39 @@ class Stream:
         self.writer: asyncio.StreamWriter | None = None
 
     async def run(self, port: int, stop: asyncio.Event) -> None:
-        reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
-        cookie = f"Cookie: {self.cookie}\r\n" if self.cookie else ""
-        request = f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{cookie}\r\n"
-        self.writer.write(request.encode())
-        await self.writer.drain()
-        event = ""
-        while not stop.is_set():
-            try:
-                line = await asyncio.wait_for(reader.readline(), timeout=1.0)
-            except TimeoutError:
-                continue
-            if not line:
-                break
-            text = line.decode(errors="replace").strip()
-            if text.startswith("event: "):
-                event = text[7:]
-            elif text.startswith("data: ") and event:
-                if event == "ready":
-                    self.ready.set()
-                elif event == HEARD[self.kind]:
-                    self.changes.append(time.monotonic())
-                event = ""
+        async for event, _data in sse_events(self, port, self.path, self.cookie, stop):
+            if event == "ready":
+                self.ready.set()
+            elif event == HEARD[self.kind]:
+                self.changes.append(time.monotonic())
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+
+
+async def sse_events(owner, port: int, path: str, cookie: str, stop: asyncio.Event):
+    """The (event, data) pairs of one event stream, as a browser's EventSource reads them, until ``stop``
+    is set or the server ends it; ``owner.writer`` holds the connection, for the owner to close."""
+    reader, owner.writer = await asyncio.open_connection("127.0.0.1", port)
+    cookie_line = f"Cookie: {cookie}\r\n" if cookie else ""
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{cookie_line}\r\n"
+    owner.writer.write(request.encode())
+    await owner.writer.drain()
+    event = ""
+    while not stop.is_set():
+        try:
+            line = await asyncio.wait_for(reader.readline(), timeout=1.0)
+        except TimeoutError:
+            continue
+        if not line:
+            break
+        text = line.decode(errors="replace").strip()
+        if text.startswith("event: "):
+            event = text[7:]
+        elif text.startswith("data: ") and event:
+            yield event, text[6:]
+            event = ""
 
 
 def pages(count: int, seeded) -> list[Stream]:
