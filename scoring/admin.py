@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from scoring.models import (
+    Deal,
     FactChange,
     Fixture,
     Game,
@@ -68,6 +69,21 @@ class GameScoreAdmin(admin.ModelAdmin):
     list_display = ["__str__", "over", "winner", "player_one_final", "player_two_final", "margin"]
     list_select_related = ["game__player_one", "game__player_two", "winner"]
     readonly_fields = [field.name for field in GameScore._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Deal)
+class DealAdmin(admin.ModelAdmin):
+    """A partnership game's deals: derived by the engine, so read only."""
+
+    list_display = ["__str__", "settled", "winner", "points", "dealer"]
+    list_select_related = ["game__player_one", "game__player_two", "winner", "dealer"]
+    readonly_fields = [field.name for field in Deal._meta.fields]
 
     def has_add_permission(self, request):
         return False

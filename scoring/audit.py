@@ -16,6 +16,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from scoring.engine.score import board_place
 from scoring.models import Ending, FactChange, Game
 
 # The words for a hand, from the model's choices: the entry form, the sheet, the trail and the API say the same.
@@ -141,8 +142,11 @@ def audit_record(
     return change
 
 
-def audit_hand_edit(*, game: Game, number: int, before, after, names: dict[int, str], actor, comment=""):
-    """One entry per fact that changed between two versions of hand ``number`` (hands or unsaved copies)."""
+def audit_hand_edit(
+    *, game: Game, number: int, before, after, names: dict[int, str], actor, comment="", board: int | None = None
+):
+    """One entry per fact that changed between two versions of hand ``number`` (hands or unsaved copies);
+    ``board``: a partnership deal's board ("Hand 2, board 1 ending")."""
     said_before, said_after = hand_fact_words(before, names), hand_fact_words(after, names)
     FactChange.objects.bulk_create(
         _fact_change(
@@ -150,7 +154,7 @@ def audit_hand_edit(*, game: Game, number: int, before, after, names: dict[int, 
             actor=actor,
             action=FactChange.Action.HAND_EDITED,
             hand_number=number,
-            what=lambda field=field: FACT_CHANGED[field] % {"number": number},
+            what=lambda field=field: FACT_CHANGED[field] % {"number": board_place(number, board)},
             before=lambda field=field: hand_fact_words(before, names)[field] or "\u2014",
             after=lambda field=field: hand_fact_words(after, names)[field] or "\u2014",
             comment=comment,
@@ -161,7 +165,12 @@ def audit_hand_edit(*, game: Game, number: int, before, after, names: dict[int, 
 
 
 def game_names(game: Game) -> dict[int, str]:
-    return {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    """Every player's name by id, in seating order (a partnership game's four: its partners are read if not loaded)."""
+    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    if game.is_partnership:
+        names[game.player_three_id] = game.player_three.name
+        names[game.player_four_id] = game.player_four.name
+    return names
 
 
 def game_audit_trail(game: Game):

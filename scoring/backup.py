@@ -41,8 +41,9 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.db.models import Model, Q
 
 from scoring.engine.card_facts import CardFactError, check_facts
+from scoring.engine.partnership import score_partnership
 from scoring.engine.rules import RuleError, resolve_rules
-from scoring.engine.score import HandError, HandFacts, score_session
+from scoring.engine.score import HandError, HandFacts, board_place, score_session
 from scoring.models import Game, GameScore, Hand
 from scoring.services import game_recompute
 
@@ -51,9 +52,9 @@ VERSION = 1
 # Apps whose every model is kept, and single models kept from Django's own apps.
 WHOLE_APPS = ("players", "scoring")
 EXTRA_MODELS = ("auth.Group", "auth.User", "admin.LogEntry")
-# Replays of recent API writes (not data), and the standings lines and totals (derived: game_recompute
-# writes them again).
-LEFT_OUT = {"scoring.IdempotentRequest", "scoring.StandingLine", "scoring.StandingTotal"}
+# Replays of recent API writes (not data), and the standings lines and totals and partnership deals
+# (derived: game_recompute writes them again).
+LEFT_OUT = {"scoring.IdempotentRequest", "scoring.StandingLine", "scoring.StandingTotal", "scoring.Deal"}
 # Rows a freshly migrated install may already hold; restore replaces them.
 REPLACEABLE = {"players.SiteSettings"}
 # Only some rows of a model, those whose field is set: an invitation link not yet used is a live credential
@@ -241,8 +242,8 @@ def _reset_sequences(models: Iterable[type[Model]], using: str) -> None:
 def _figures(game: Game) -> tuple:
     return (
         tuple(Game.objects.filter(pk=game.pk).values_list("over", "winner", "margin", "next_dealer", "hand_count")),
-        tuple(Hand.objects.filter(game=game).order_by("number").values_list(
-            "number", "dealer", "result", "winner", "points", "boxes", "doubled", "scored_in"
+        tuple(Hand.objects.filter(game=game).order_by("number", "board").values_list(
+            "number", "board", "dealer", "result", "winner", "points", "boxes", "doubled", "scored_in"
         )),
         tuple(GameScore.objects.filter(game=game).order_by("number").values_list(
             "number", "player_one_hand_points", "player_two_hand_points", "player_one_boxes", "player_two_boxes",
@@ -401,6 +402,9 @@ def _check_game(pk: Any, fields: dict[str, Any], rows: list[tuple[Any, dict[str,
             raise _refuse("scoring.hand", hand_pk, "by", "must be a player's id.")
         if not isinstance(hand.get("upcard") or "", str):
             raise _refuse("scoring.hand", hand_pk, "upcard", "must be a card such as 7S.")
+    if fields.get("player_three") is not None or fields.get("player_four") is not None:
+        _check_partnership(pk, fields, rules, rows)
+        return
     rows = sorted(rows, key=lambda pair: pair[1]["number"])
     for expected, (hand_pk, hand) in enumerate(rows, start=1):
         if hand["number"] != expected:
@@ -432,6 +436,43 @@ def _check_game(pk: Any, fields: dict[str, Any], rows: list[tuple[Any, dict[str,
             check_facts(rules, fact, hand["cards"])
         except CardFactError as error:
             raise _refuse("scoring.hand", hand_pk, error.field, f"{error.message}.") from None
+
+
+def _check_partnership(pk: Any, fields: dict[str, Any], rules, rows: list[tuple[Any, dict[str, Any]]]) -> None:
+    """A partnership game's boards (docs/rules.md, "Partnership gin"), as the engine would score them."""
+    for name in ("player_three", "player_four"):
+        if not _is_key(fields.get(name)):
+            raise _refuse("scoring.game", pk, name, "must be a player's id.")
+    deals: list[list[HandFacts | None]] = []
+    placed: dict[tuple[int, int], Any] = {}
+    for hand_pk, hand in sorted(rows, key=lambda pair: (pair[1]["number"], pair[1].get("board") or 0)):
+        number, board = hand["number"], hand.get("board")
+        if board not in (1, 2) or number < 1 or (number, board) in placed:
+            raise _refuse("scoring.hand", hand_pk, "board", f"game {pk} needs board 1 or 2 once per deal.")
+        placed[number, board] = hand_pk
+        while len(deals) < number:
+            deals.append([None, None])
+        deals[number - 1][board - 1] = HandFacts(
+            ending=hand.get("ending"),
+            by=hand.get("by"),
+            knocker_deadwood=hand.get("knocker_deadwood"),
+            defender_deadwood=hand.get("defender_deadwood"),
+            upcard=hand.get("upcard") or None,
+        )
+        if hand.get("cards") is not None:
+            try:
+                check_facts(rules, deals[number - 1][board - 1], hand["cards"])
+            except CardFactError as error:
+                raise _refuse("scoring.hand", hand_pk, error.field, f"{error.message}.") from None
+    players = tuple(fields.get(name) for name in ("player_one", "player_two", "player_three", "player_four"))
+    try:
+        score_partnership(rules, players, fields.get("first_dealer"), deals)
+    except HandError as error:
+        if error.hand is None:
+            raise _refuse("scoring.game", pk, error.field, f"{error.message}.") from None
+        hand_pk = placed.get((error.hand, error.board or 1), "?")
+        where = f"scoring.hand {hand_pk} (game {pk}, hand {board_place(error.hand, error.board)}), field {error.field}"
+        raise BackupError(f"{where}: {error.message}. Nothing was restored.") from None
 
 
 @functools.cache

@@ -53,10 +53,19 @@ class LeagueStatus(models.TextChoices):
 
 
 class Game(models.Model):
-    """One sitting: a single game, or a Hollywood sitting of three games."""
+    """One sitting: a single game, a Hollywood sitting of three games, or a partnership game of four players.
+
+    A partnership game (docs/rules.md, "Partnership gin") sets ``player_three`` and ``player_four``: side one
+    is player_one & player_three, side two player_two & player_four. Its figures are the sides': the
+    GameScore's player_one_* are side one's, player_two_* side two's, and ``winner`` and ``next_dealer``
+    name a side by its first-seated player (player_one or player_two).
+    """
 
     player_one = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     player_two = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    # Partnership games only (both set, or neither).
+    player_three = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    player_four = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     first_dealer = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     preset = models.CharField(max_length=20)
     # Every rule value, resolved when the game was created.
@@ -107,8 +116,27 @@ class Game(models.Model):
         constraints = [
             models.CheckConstraint(condition=~Q(player_one=F("player_two")), name="game_two_different_players"),
             models.CheckConstraint(
-                condition=Q(first_dealer=F("player_one")) | Q(first_dealer=F("player_two")),
+                condition=Q(first_dealer=F("player_one"))
+                | Q(first_dealer=F("player_two"))
+                | Q(first_dealer=F("player_three"))
+                | Q(first_dealer=F("player_four")),
                 name="game_first_dealer_is_a_player",
+            ),
+            models.CheckConstraint(
+                condition=Q(player_three__isnull=True, player_four__isnull=True)
+                | Q(player_three__isnull=False, player_four__isnull=False),
+                name="game_partners_both_or_neither",
+            ),
+            models.CheckConstraint(
+                condition=Q(player_three__isnull=True)
+                | (
+                    ~Q(player_three=F("player_one"))
+                    & ~Q(player_three=F("player_two"))
+                    & ~Q(player_three=F("player_four"))
+                    & ~Q(player_four=F("player_one"))
+                    & ~Q(player_four=F("player_two"))
+                ),
+                name="game_four_different_players",
             ),
             models.CheckConstraint(
                 condition=Q(winner__isnull=True) | Q(winner=F("player_one")) | Q(winner=F("player_two")),
@@ -122,6 +150,18 @@ class Game(models.Model):
     @property
     def players(self) -> tuple[Player, Player]:
         return (self.player_one, self.player_two)
+
+    @property
+    def is_partnership(self) -> bool:
+        """Four players in two sides, two boards a deal (no query: the partners' ids are on the row)."""
+        return self.player_three_id is not None
+
+    @property
+    def player_ids(self) -> tuple[int, ...]:
+        """Every player's id in seating order: two, or four (side one is the 1st and 3rd, side two the 2nd and 4th)."""
+        if self.is_partnership:
+            return (self.player_one_id, self.player_two_id, self.player_three_id, self.player_four_id)
+        return (self.player_one_id, self.player_two_id)
 
     @property
     def is_hollywood(self) -> bool:
@@ -166,10 +206,15 @@ class GameScore(models.Model):
 
 
 class Hand(models.Model):
-    """One hand: the facts the players recorded, in order, plus derived figures."""
+    """One hand: the facts the players recorded, in order, plus derived figures.
+
+    In a partnership game a Hand is one board of a deal: ``number`` is the deal's number and ``board``
+    1 or 2; its derived figures are the board's own, as a two-handed hand's (the deal's are a Deal's).
+    """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
     number = models.PositiveIntegerField()
+    board = models.PositiveSmallIntegerField(null=True, blank=True)  # partnership: 1 or 2; else null
     # Facts.
     ending = models.CharField(max_length=10, choices=Ending.choices)
     by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
@@ -196,8 +241,14 @@ class Hand(models.Model):
         ordering = ["game", "number"]
         indexes = [models.Index(fields=["winner", "result"])]
         constraints = [
-            models.UniqueConstraint(fields=["game", "number"], name="hand_number_unique_per_game"),
+            models.UniqueConstraint(
+                fields=["game", "number"], condition=Q(board__isnull=True), name="hand_number_unique_per_game"
+            ),
+            models.UniqueConstraint(
+                fields=["game", "number", "board"], condition=Q(board__isnull=False), name="hand_board_unique_per_deal"
+            ),
             models.CheckConstraint(condition=Q(number__gte=1), name="hand_number_from_1"),
+            models.CheckConstraint(condition=Q(board__isnull=True) | Q(board__in=[1, 2]), name="hand_board_1_or_2"),
             models.CheckConstraint(
                 condition=Q(knocker_deadwood__isnull=True) | Q(knocker_deadwood__gte=1, knocker_deadwood__lte=10),
                 name="hand_knocker_deadwood_1_to_10",
@@ -220,6 +271,32 @@ class Hand(models.Model):
     def row_ending(self) -> str:
         """What who went out did, as a hand's row says it after their name ("knock"; "hat geklopft")."""
         return str(ROW_ENDINGS.get(self.ending, self.get_ending_display()))
+
+
+class Deal(models.Model):
+    """A partnership game's deal: what its two boards gave the sides (derived, like GameScore).
+
+    Rewritten by ``scoring.services.game_recompute`` from the engine in the transaction of every change
+    of the game's boards. A side is named by its first-seated player: player_one (side one: player_one &
+    player_three) or player_two (side two: player_two & player_four).
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="deals")
+    number = models.PositiveIntegerField()
+    dealer = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")  # the side that dealt both boards
+    winner = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    points = models.PositiveIntegerField(default=0)  # the difference the winning side scored (0 when tied)
+    settled = models.BooleanField(default=False)  # both boards are in (a settled deal without winner: tied)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="deal_number_unique_per_game"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="deal_number_from_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} deal {self.number}"
 
 
 class IdempotentRequest(models.Model):
@@ -395,9 +472,7 @@ class FactChange(models.Model):
 
     # A voided game's lines stay with its fixture (game null, fixture set): the fixture's history.
     game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.CASCADE, related_name="fact_changes")
-    fixture = models.ForeignKey(
-        "Fixture", null=True, blank=True, on_delete=models.CASCADE, related_name="fact_changes"
-    )
+    fixture = models.ForeignKey("Fixture", null=True, blank=True, on_delete=models.CASCADE, related_name="fact_changes")
     action = models.CharField(max_length=20, choices=Action.choices)
     hand_number = models.PositiveIntegerField(null=True, blank=True)
     what = models.CharField(max_length=100, blank=True)

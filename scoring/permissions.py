@@ -77,7 +77,21 @@ def can_edit_game(user, game) -> bool:
         return True
     if game.created_by_id is not None and game.created_by_id == user.pk:
         return True
-    return user.pk in (game.player_one.user_id, game.player_two.user_id)
+    return user.pk in player_user_ids(game)
+
+
+def player_user_ids(game) -> tuple[int | None, ...]:
+    """The accounts of the game's players: two, or a partnership game's four (whose partners are read if
+    not loaded)."""
+    users = (game.player_one.user_id, game.player_two.user_id)
+    if getattr(game, "player_three_id", None) is not None:
+        users += (game.player_three.user_id, game.player_four.user_id)
+    return users
+
+
+def played_by_q(user) -> Q:
+    """Games a player of account ``user`` (an account or its id) plays in: either seat of two, or any of four."""
+    return Q(player_one__user=user) | Q(player_two__user=user) | Q(player_three__user=user) | Q(player_four__user=user)
 
 
 def edit_refusal(user, game) -> str:
@@ -372,7 +386,7 @@ RESULT_CHANGES = ("hand_added", "hand_edited", "hand_removed", "version_set_asid
 
 
 def _played_q(user) -> Q:
-    return Q(player_one__user=user) | Q(player_two__user=user)
+    return Q(player_one__user=user) | Q(player_two__user=user)  # league games: two players
 
 
 def _entered_q(user=None, *, player: str = "") -> Q:
@@ -462,10 +476,10 @@ def _game_is(game: Game, condition: Q) -> bool:
 
 
 def plays_in(user, game: Game) -> bool:
-    """``user`` is one of the game's two players (no query when its players are loaded)."""
+    """``user`` is one of the game's players (no query when its players are loaded)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
-    return user.pk in (game.player_one.user_id, game.player_two.user_id)
+    return user.pk in player_user_ids(game)
 
 
 def can_confirm(user, game: Game, club: Club) -> bool:

@@ -12,14 +12,16 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from players.models import MANAGER_ROLES, Invitation, Membership, Player
+from scoring.engine.partnership import PartnershipResult, board_pairs, score_partnership
 from scoring.engine.record import evaluate, hand_to_record
 from scoring.engine.rules import RuleSet, resolve_rules
 from scoring.engine.score import HandFacts, SessionResult, score_session
 from scoring.models import Fixture, Game, GameScore, Hand, LeagueStatus, Season
-from scoring.permissions import asked_to_confirm_q, visible_game_q
+from scoring.permissions import asked_to_confirm_q, played_by_q, visible_game_q
 from scoring.prepared import Prepared
 
-GAME_PLAYERS = ("player_one", "player_two", "first_dealer", "winner", "next_dealer")
+GAME_PLAYERS = ("player_one", "player_two", "player_three", "player_four", "first_dealer", "winner", "next_dealer")
+HAND_ORDER = ("number", "board")  # a partnership game's boards by deal, then board (board is null otherwise)
 
 
 def game_list(*, player=None, viewer=None, of_user=None) -> QuerySet[Game]:
@@ -32,11 +34,11 @@ def game_list(*, player=None, viewer=None, of_user=None) -> QuerySet[Game]:
         Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number"))
     )
     if player is not None:
-        games = games.filter(Q(player_one=player) | Q(player_two=player))
+        games = games.filter(plays_q(player))
     if viewer is not None:
         games = games.filter(visible_game_q(viewer))
     if of_user is not None:
-        games = games.filter(Q(created_by=of_user) | Q(player_one__user=of_user) | Q(player_two__user=of_user))
+        games = games.filter(Q(created_by=of_user) | played_by_q(of_user))
     return games.order_by("over", "-created_at")
 
 
@@ -55,11 +57,7 @@ def own_games(user) -> list[Game]:
 
 
 def _recent_games(user_id: int, limit: int = 30):
-    return (
-        game_list()
-        .filter(Q(created_by_id=user_id) | Q(player_one__user_id=user_id) | Q(player_two__user_id=user_id))
-        .order_by("-created_at")[:limit]
-    )
+    return game_list().filter(Q(created_by_id=user_id) | played_by_q(user_id)).order_by("-created_at")[:limit]
 
 
 _RECENT_GAMES = Prepared(Game, _recent_games, user_id=int)
@@ -76,7 +74,7 @@ def game_detail(*, pk: int) -> Game:
         Game.objects.select_related(*GAME_PLAYERS)
         .prefetch_related(
             Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number")),
-            Prefetch("hands", queryset=Hand.objects.select_related("by", "winner", "dealer").order_by("number")),
+            Prefetch("hands", queryset=Hand.objects.select_related("by", "winner", "dealer").order_by(*HAND_ORDER)),
         )
         .get(pk=pk)
     )
@@ -85,13 +83,15 @@ def game_detail(*, pk: int) -> Game:
 def game_hands(*, pk: int) -> tuple[Game, QuerySet[Hand]]:
     """A game without its hands (and its club, for who may see it), and its hands in order, to page through."""
     game = Game.objects.select_related("season__club").get(pk=pk)
-    return game, Hand.objects.filter(game=game).order_by("number")
+    return game, Hand.objects.filter(game=game).order_by(*HAND_ORDER)
 
 
 def games_for_export() -> QuerySet[Game]:
-    return Game.objects.select_related("player_one", "player_two", "first_dealer").prefetch_related(
-        Prefetch("hands", queryset=Hand.objects.select_related("by").order_by("number"))
-    ).order_by("created_at", "pk")
+    return (
+        Game.objects.select_related("player_one", "player_two", "player_three", "player_four", "first_dealer")
+        .prefetch_related(Prefetch("hands", queryset=Hand.objects.select_related("by").order_by(*HAND_ORDER)))
+        .order_by("created_at", "pk")
+    )
 
 
 def game_record(game: Game) -> dict:
@@ -101,6 +101,8 @@ def game_record(game: Game) -> dict:
     hands and players are already loaded.
     """
     rules = resolve_rules(game.rules)
+    if game.is_partnership:
+        return _partnership_record(game, rules)
     record = {
         "name": game.name or f"{game.player_one.name} v {game.player_two.name}",
         "source": game.source or f"GinLeague game {game.pk}",
@@ -123,6 +125,42 @@ def game_record(game: Game) -> dict:
     }
     if game.time_called_after is not None:  # docs/game-record.md: written only where time was called
         record["time_called_after"] = game.time_called_after
+    record["expect"] = evaluate(record)
+    return record
+
+
+def _board_entry(hand: Hand) -> dict:
+    return hand_to_record(
+        HandFacts(
+            ending=hand.ending,
+            by=hand.by.name if hand.by else None,
+            knocker_deadwood=hand.knocker_deadwood,
+            defender_deadwood=hand.defender_deadwood,
+            upcard=hand.upcard or None,
+        ),
+        hand.cards,
+    )
+
+
+def _partnership_record(game: Game, rules: RuleSet) -> dict:
+    """A stored partnership game as a record (docs/game-record.md, "Partnership records"): a deal whose
+    second board is not in yet is left out, as a record holds whole deals only."""
+    players = [game.player_one, game.player_two, game.player_three, game.player_four]
+    deals: dict[int, list[Hand]] = {}
+    for hand in game.hands.all():
+        deals.setdefault(hand.number, []).append(hand)
+    record = {
+        "name": game.name or f"{players[0].name} & {players[2].name} v {players[1].name} & {players[3].name}",
+        "source": game.source or f"GinLeague game {game.pk}",
+        "rules": rules.as_dict(),
+        "players": [player.name for player in players],
+        "first_dealer": game.first_dealer.name,
+        "hands": [
+            {"boards": [_board_entry(hand) for hand in sorted(boards, key=lambda hand: hand.board)]}
+            for _number, boards in sorted(deals.items())
+            if len(boards) == 2
+        ],
+    }
     record["expect"] = evaluate(record)
     return record
 
@@ -151,9 +189,159 @@ def game_for_sheet(*, pk: int) -> Game:
 _SHEET_GAME = Prepared(Game, lambda pk: Game.objects.select_related("player_one", "player_two").filter(pk=pk), pk=int)
 _SHEET_HANDS = Prepared(
     Hand,
-    lambda game_id: Hand.objects.filter(game_id=game_id).defer("created_at", "updated_at").order_by("number"),
+    lambda game_id: Hand.objects.filter(game_id=game_id).defer("created_at", "updated_at").order_by(*HAND_ORDER),
     game_id=int,
 )
+
+
+def plays_q(player, prefix: str = "") -> Q:
+    """Games ``player`` (a Player or its id) plays in: in either seat of two, or any of a partnership's four."""
+    return (
+        Q(**{f"{prefix}player_one": player})
+        | Q(**{f"{prefix}player_two": player})
+        | Q(**{f"{prefix}player_three": player})
+        | Q(**{f"{prefix}player_four": player})
+    )
+
+
+# --- a partnership game's sheet -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SheetSide:
+    """One side of a partnership game: named in stored figures by its first-seated player (player_one or
+    player_two), with its partner (player_three or player_four)."""
+
+    first: Player
+    partner: Player
+    points: int  # deal points so far (toward the target)
+    boxes: int  # deals won
+    needs: int  # points still needed to reach the target (0 once reached)
+
+    @property
+    def players(self) -> tuple[Player, Player]:
+        return (self.first, self.partner)
+
+    @property
+    def name(self) -> str:
+        return f"{self.first.name} & {self.partner.name}"
+
+
+@dataclass(frozen=True)
+class SheetBoard:
+    """One board of a deal: who plays whom on it, who deals it, and its stored hand (None while it waits)."""
+
+    board: int
+    players: tuple[Player, Player]  # (side one's player, side two's player) on this board
+    dealer: Player
+    hand: Hand | None  # facts and the board's own figures (result, winner, points, doubled)
+
+
+@dataclass(frozen=True)
+class SheetDeal:
+    number: int
+    dealer: SheetSide  # the side that deals both boards
+    boards: tuple[SheetBoard, SheetBoard]
+    settled: bool  # both boards are in
+    winner: SheetSide | None  # None: tied (when settled) or still waiting for a board
+    points: int  # what the winning side scored: the difference of the two boards (0 when tied)
+
+    @property
+    def waiting(self) -> tuple[int, ...]:
+        """The boards of this deal still to record."""
+        return tuple(board.board for board in self.boards if board.hand is None)
+
+
+@dataclass(frozen=True)
+class PartnershipSheet:
+    """What a partnership game's sheet shows (``partnership_sheet``)."""
+
+    game: Game
+    result: PartnershipResult  # the engine's scoring of the stored boards
+    sides: tuple[SheetSide, SheetSide]  # side one (player_one & player_three), side two
+    deals: tuple[SheetDeal, ...]  # every deal with a board in; then, while the game is open, the open deal
+    open_deal: SheetDeal | None  # the deal boards are recorded for now (None once the game is over)
+    next_dealer: SheetSide | None  # the side that deals the next deal (None once over)
+    over: bool
+    winner: SheetSide | None
+    margin: int | None
+    final: dict[int, int] | None  # each side's final score once over, keyed by its first-seated player's id
+
+
+def partnership_game(*, pk: int) -> Game:
+    """A partnership game with its four players and its boards in order (2 queries), for ``partnership_sheet``."""
+    return (
+        Game.objects.select_related(*GAME_PLAYERS)
+        .prefetch_related(Prefetch("hands", queryset=Hand.objects.select_related("by", "winner").order_by(*HAND_ORDER)))
+        .get(pk=pk)
+    )
+
+
+def partnership_sheet(game: Game) -> PartnershipSheet:
+    """The sheet of a partnership game (``game`` from ``partnership_game`` or ``game_detail``): each deal's two
+    boards (who plays whom, who deals, the stored hand), its result once both boards are in, each side's
+    points, boxes and what it still needs, the next dealing side and the open deal. Scored by the engine
+    from the stored facts (no query beyond the game's own)."""
+    rules = game.rule_set
+    players = {player.pk: player for player in (game.player_one, game.player_two, game.player_three, game.player_four)}
+    hands = list(game.hands.all())
+    deals_facts: list[list[HandFacts | None]] = []
+    stored: dict[tuple[int, int], Hand] = {}
+    for hand in hands:
+        while len(deals_facts) < hand.number:
+            deals_facts.append([None, None])
+        deals_facts[hand.number - 1][hand.board - 1] = hand_facts(hand)
+        stored[(hand.number, hand.board)] = hand
+    result = score_partnership(rules, game.player_ids, game.first_dealer_id, deals_facts)
+    game_result = result.game
+    sides = tuple(
+        SheetSide(
+            first=players[side[0]],
+            partner=players[side[1]],
+            points=game_result.hand_points[side],
+            boxes=game_result.boxes[side],
+            needs=max(0, rules.target - game_result.hand_points[side]),
+        )
+        for side in result.sides
+    )
+    by_first = {side.first.pk: side for side in sides}
+
+    def sheet_deal(number: int, dealer: tuple[int, int], deal=None) -> SheetDeal:
+        boards = []
+        for board, pair in enumerate(board_pairs(rules, game.player_ids, number), start=1):
+            dealt_by = pair[0] if pair[0] in dealer else pair[1]
+            boards.append(
+                SheetBoard(board, (players[pair[0]], players[pair[1]]), players[dealt_by], stored.get((number, board)))
+            )
+        return SheetDeal(
+            number=number,
+            dealer=by_first[dealer[0]],
+            boards=(boards[0], boards[1]),
+            settled=deal is not None and deal.settled,
+            winner=by_first[deal.winner[0]] if deal is not None and deal.winner else None,
+            points=deal.points if deal is not None else 0,
+        )
+
+    deals = [sheet_deal(deal.number, deal.dealer, deal) for deal in result.deals]
+    open_deal = None
+    if not result.over:
+        if deals and not deals[-1].settled:
+            open_deal = deals[-1]
+        else:
+            open_deal = sheet_deal(len(deals) + 1, result.next_dealer)
+            deals.append(open_deal)
+    return PartnershipSheet(
+        game=game,
+        result=result,
+        sides=(sides[0], sides[1]),
+        deals=tuple(deals),
+        open_deal=open_deal,
+        next_dealer=by_first[result.next_dealer[0]] if result.next_dealer else None,
+        over=result.over,
+        winner=by_first[result.winner[0]] if result.winner else None,
+        margin=result.margin,
+        final={side[0]: points for side, points in game_result.final.items()} if game_result.final else None,
+    )
 
 
 def game_for_update(*, pk: int) -> Game:
@@ -326,7 +514,7 @@ def _todo_games(user_id: int):
     """Finished league results of open seasons waiting for the user, and disputed ones of theirs or of
     the clubs they run (built once per database: ``_TODO_GAMES``)."""
     user = get_user_model()(pk=user_id)
-    mine = Q(player_one__user=user) | Q(player_two__user=user)
+    mine = Q(player_one__user=user) | Q(player_two__user=user)  # league games have two players
     managed = Membership.objects.filter(player__user=user, role__in=MANAGER_ROLES).values("club_id")
     return (
         Game.objects.filter(season__isnull=False, season__closed_at__isnull=True, over=True)

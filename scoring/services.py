@@ -27,10 +27,11 @@ from scoring.audit import audit_hand_edit, audit_record, game_names, hand_fact_w
 from scoring.changes import notify_change
 from scoring.engine.card_facts import CardFactError, check_facts
 from scoring.engine.overrides import read_rules
+from scoring.engine.partnership import PartnershipResult, score_partnership
 from scoring.engine.record import GameRecord, PartnershipRecord, RecordError, score_record
 from scoring.engine.rules import RuleError, RuleSet, check_two_players
-from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, score_session
-from scoring.models import FactChange, Game, GameScore, Hand, LeagueStatus, StandingLine
+from scoring.engine.score import HandError, HandFacts, HandResult, SessionResult, board_place, score_session
+from scoring.models import Deal, FactChange, Game, GameScore, Hand, LeagueStatus, StandingLine
 from scoring.permissions import (
     CLOSED_SEASON,
     may_record_for,
@@ -38,7 +39,7 @@ from scoring.permissions import (
     record_owner_message,
     refuse_closed_season,
 )
-from scoring.selectors import game_for_update, hand_facts
+from scoring.selectors import HAND_ORDER, game_for_update, hand_facts
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
 CONFIRMED_NEEDS_REASON = gettext_lazy("This result was confirmed: say why you correct it (kept in the game's history).")
@@ -50,10 +51,19 @@ class HandRefused(ValidationError):
     ``message_text`` stands alone (the API's ``message``); ``detail_text`` is what a form says after the
     field's label: the engine's words for that when it has them (``HandError.detail``), else the message."""
 
-    def __init__(self, *, field: str, message: str, hand: int | None = None, detail: str | None = None):
+    def __init__(
+        self,
+        *,
+        field: str,
+        message: str,
+        hand: int | None = None,
+        detail: str | None = None,
+        board: int | None = None,
+    ):
         message = str(message)  # a lazy translation in the active language, now (it is sent, and stored for replays)
         super().__init__({field: [message]})
         self.hand = hand
+        self.board = board  # a partnership board (1 or 2); None for a two-handed hand or a deal as a whole
         self.field = field
         self.message_text = message
         self.detail_text = str(detail) if detail is not None else message
@@ -92,6 +102,51 @@ def _score(game: Game, facts: list[HandFacts]) -> SessionResult:
         raise HandRefused(field=error.field, message=error.message, hand=error.hand, detail=error.detail) from None
 
 
+def _score_boards(game: Game, rows: Sequence[tuple[int, int | None, HandFacts]]) -> PartnershipResult:
+    """Score a partnership game's boards, each (deal number, board, facts), with the engine (HandRefused
+    names the deal as ``hand``, the board and the field)."""
+    deals: list[list[HandFacts | None]] = []
+    for number, board, facts in rows:
+        while len(deals) < number:
+            deals.append([None, None])
+        deals[number - 1][(board or 1) - 1] = facts
+    try:
+        return score_partnership(_rules_of(game), game.player_ids, game.first_dealer_id, deals)
+    except HandError as error:
+        raise HandRefused(
+            field=error.field, message=error.message, hand=error.hand, detail=error.detail, board=error.board
+        ) from None
+
+
+def _scored(
+    game: Game, rows: Sequence[tuple[int, int | None, HandFacts]]
+) -> tuple[SessionResult | PartnershipResult, list[HandResult]]:
+    """Score ``rows`` (number, board, facts: a game's hands in order, boards by deal then board) and
+    return the result and each row's own figures, in the rows' order: the one scoring of any game."""
+    if not game.is_partnership:
+        result = _score(game, [facts for _number, _board, facts in rows])
+        return result, list(result.hands)
+    partnership = _score_boards(game, rows)
+    return partnership, [partnership.deals[number - 1].boards[board - 1] for number, board, _facts in rows]
+
+
+def _rows(hands: Sequence[Hand]) -> list[tuple[int, int | None, HandFacts]]:
+    return [(hand.number, hand.board, _facts_of(hand)) for hand in hands]
+
+
+def _side_keys(game: Game, result: SessionResult | PartnershipResult) -> dict[int, Any]:
+    """How the engine keys the figures of the game's two sides: by player (two-handed), or by side, the
+    tuple of its two players (partnership), whose first-seated player (player_one, player_two) names it."""
+    if isinstance(result, PartnershipResult):
+        return {side[0]: side for side in result.sides}
+    return {game.player_one_id: game.player_one_id, game.player_two_id: game.player_two_id}
+
+
+def _first_seated(value: Any) -> int | None:
+    """A side (a tuple of two player ids) as its first-seated player; a player id as itself."""
+    return value[0] if isinstance(value, tuple) else value
+
+
 def _lock(game: Game | int, check: Callable[[Game], None] | None = None) -> Game:
     """Serialise writers on one game (row lock on PostgreSQL; SQLite locks the file).
 
@@ -101,6 +156,9 @@ def _lock(game: Game | int, check: Callable[[Game], None] | None = None) -> Game
     an id alone: the game is read once, here, with its players, either way.
     """
     locked = game_for_update(pk=game if isinstance(game, int) else game.pk)
+    if locked.is_partnership:  # the partners, in one read (the locked read brings the first two)
+        partners = Player.objects.in_bulk([locked.player_three_id, locked.player_four_id])
+        locked.player_three, locked.player_four = partners[locked.player_three_id], partners[locked.player_four_id]
     if check is not None:
         check(locked)
     try:
@@ -169,7 +227,11 @@ def derived_hand_fields(derived: HandResult) -> dict[str, Any]:
 
 
 def game_recompute(
-    *, game: Game, hands: list[Hand] | None = None, result: SessionResult | None = None, report: bool = True
+    *,
+    game: Game,
+    hands: list[Hand] | None = None,
+    result: SessionResult | PartnershipResult | None = None,
+    report: bool = True,
 ) -> list[Change]:
     """Rewrite every derived figure of ``game`` from its facts; return what moved.
 
@@ -180,28 +242,41 @@ def game_recompute(
     stored scores to say what moved: every score row is written in one upsert.
     Afterwards ``game`` holds its hands and scores as if prefetched, and its
     players, so the answer to the write needs no second read.
+
+    A partnership game's boards get their board's figures, its deals (Deal rows) the deals', and its
+    GameScore the sides' (player_one_* side one's); ``result`` is then the engine's PartnershipResult.
     """
     if hands is None:
-        hands = list(game.hands.order_by("number"))
+        hands = list(game.hands.order_by(*HAND_ORDER))
     if result is None:
-        result = _score(game, [_facts_of(hand) for hand in hands])
-    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+        result, per_hand = _scored(game, _rows(hands))
+    elif isinstance(result, PartnershipResult):
+        per_hand = [result.deals[hand.number - 1].boards[hand.board - 1] for hand in hands]
+    else:
+        per_hand = list(result.hands)
+    names = game_names(game)
     changes: list[Change] = []
     changed_hands = []
-    for hand, derived in zip(hands, result.hands, strict=True):
+    new: dict[str, Any] = {}
+    for hand, derived in zip(hands, per_hand, strict=True):
         new = derived_hand_fields(derived)
         if any(getattr(hand, name) != value for name, value in new.items()):
             if hand.result:  # a hand that existed before (not the one just added)
                 before = _describe_hand(hand, names)
                 after = _describe_hand(derived, names)
                 if before != after:
-                    changes.append(Change(_("Hand %(number)s") % {"number": hand.number}, before, after))
+                    place = board_place(hand.number, hand.board)
+                    changes.append(Change(_("Hand %(number)s") % {"number": place}, before, after))
             for name, value in new.items():
                 setattr(hand, name, value)
             changed_hands.append(hand)
     if changed_hands:
         Hand.objects.bulk_update(changed_hands, list(new))
 
+    if isinstance(result, PartnershipResult):
+        changes += _deals_write(game, result, names, report=report)
+    keys = _side_keys(game, result)
+    one, two = keys[game.player_one_id], keys[game.player_two_id]
     existing = {score.number: score for score in game.scores.all()} if report else {}
     scores, changed_scores = [], []
     for derived in result.games:
@@ -209,14 +284,14 @@ def game_recompute(
         scores.append(score)
         before_final = (score.player_one_final, score.player_two_final) if score.pk else None
         before_row = _score_row(score) if score.pk else None
-        score.player_one_hand_points = derived.hand_points[game.player_one_id]
-        score.player_two_hand_points = derived.hand_points[game.player_two_id]
-        score.player_one_boxes = derived.boxes[game.player_one_id]
-        score.player_two_boxes = derived.boxes[game.player_two_id]
+        score.player_one_hand_points = derived.hand_points[one]
+        score.player_two_hand_points = derived.hand_points[two]
+        score.player_one_boxes = derived.boxes[one]
+        score.player_two_boxes = derived.boxes[two]
         score.over = derived.over
-        score.winner_id = derived.winner
-        score.player_one_final = derived.final[game.player_one_id] if derived.over else None
-        score.player_two_final = derived.final[game.player_two_id] if derived.over else None
+        score.winner_id = _first_seated(derived.winner)
+        score.player_one_final = derived.final[one] if derived.over else None
+        score.player_two_final = derived.final[two] if derived.over else None
         score.margin = derived.margin
         score.closed_by_hand = derived.closed_by_hand
         score.by_time = derived.by_time
@@ -239,9 +314,9 @@ def game_recompute(
 
     just_finished = result.over and not game.over
     game.over = result.over
-    game.winner_id = result.winner
+    game.winner_id = _first_seated(result.winner)
     game.margin = result.margin
-    game.next_dealer_id = result.next_dealer
+    game.next_dealer_id = _first_seated(result.next_dealer)
     game.hand_count = len(hands)
     if result.over and game.finished_at is None:
         game.finished_at = timezone.now()
@@ -255,6 +330,49 @@ def game_recompute(
         notify.game_finished(game=game)  # the other player is e-mailed to confirm, once this commits
     _keep_loaded(game, hands=hands, scores=sorted(scores, key=lambda score: score.number))
     return changes
+
+
+def _deals_write(game: Game, result: PartnershipResult, names: dict[int, str], *, report: bool) -> list[Change]:
+    """Rewrite a partnership game's Deal rows from the engine's deals (only those that moved); return
+    the settled deals whose outcome a correction changed (with ``report``)."""
+    existing = {deal.number: deal for deal in Deal.objects.filter(game_id=game.pk)}
+    changes, changed = [], []
+    for derived in result.deals:
+        deal = existing.pop(derived.number, None) or Deal(game_id=game.pk, number=derived.number)
+        before = (deal.dealer_id, deal.winner_id, deal.points, deal.settled) if deal.pk else None
+        after = (derived.dealer[0], _first_seated(derived.winner), derived.points, derived.settled)
+        if before == after:
+            continue
+        if report and before is not None and before[3] and derived.settled:
+            was, now = _deal_words(game, before[1], before[2], names), _deal_words(game, after[1], after[2], names)
+            if was != now:
+                changes.append(Change(_("Deal %(number)s") % {"number": derived.number}, was, now))
+        deal.dealer_id, deal.winner_id, deal.points, deal.settled = after
+        changed.append(deal)
+    if changed:
+        Deal.objects.bulk_create(
+            changed,
+            update_conflicts=True,
+            unique_fields=["game", "number"],
+            update_fields=["dealer", "winner", "points", "settled"],
+        )
+    if existing:  # deals no board is in any more (a deal's last board removed)
+        Deal.objects.filter(game_id=game.pk, number__in=list(existing)).delete()
+    return changes
+
+
+def side_name(game: Game, first_seated: int, names: dict[int, str]) -> str:
+    """A side in words: its two players' names joined as a record joins them ("Ann & Cat")."""
+    partner = game.player_three_id if first_seated == game.player_one_id else game.player_four_id
+    return f"{names[first_seated]} & {names[partner]}"
+
+
+def _deal_words(game: Game, winner: int | None, points: int, names: dict[int, str]) -> str:
+    """A settled deal's outcome in a few words: "Ann & Cat 28", or "tied"."""
+    if winner is None:
+        return pgettext("a partnership deal's outcome: neither side scores", "tied")
+    # Translators: a partnership deal's outcome, e.g. "Ann & Cat 28": the side that won it and its points.
+    return _("%(side)s %(points)s") % {"side": side_name(game, winner, names), "points": points}
 
 
 def _standing_lines(game: Game, hands: Sequence[Hand]) -> list[StandingLine]:
@@ -422,6 +540,8 @@ def _keep_loaded(game: Game, *, hands: list[Hand], scores: list[GameScore]) -> N
         loaded._prefetch_done = True
         cache[name] = loaded
     players = {game.player_one_id: game.player_one, game.player_two_id: game.player_two}
+    if game.is_partnership:
+        players.update({game.player_three_id: game.player_three, game.player_four_id: game.player_four})
     for name in ("first_dealer", "winner", "next_dealer"):
         setattr(game, name, players.get(getattr(game, f"{name}_id")))
 
@@ -439,24 +559,47 @@ def game_create(
     created_by=None,
     name: str = "",
     source: str = "",
+    player_three: Player | None = None,
+    player_four: Player | None = None,
 ) -> Game:
-    """Start a sitting between two different players under a validated rule set."""
+    """Start a sitting between two different players under a validated rule set, or a partnership game
+    (the ``partnership`` preset) of four: player_one & player_three against player_two & player_four."""
     try:
         resolved = read_rules(rules)
-        check_two_players(resolved)
+        if player_three is None and player_four is None:  # two players: the rules must be for two
+            check_two_players(resolved)
     except RuleError as error:
         raise HandRefused(field=error.field, message=error.message, detail=error.detail) from None
-    if player_one.pk == player_two.pk:
-        raise HandRefused(field="player_two", message=_("A game needs two different players."))
-    if first_dealer.pk not in (player_one.pk, player_two.pk):
-        raise HandRefused(field="first_dealer", message=_("The first dealer must be one of the two players."))
-    for field, player in (("player_one", player_one), ("player_two", player_two)):
+    seats = [("player_one", player_one), ("player_two", player_two)]
+    if resolved.partnership:
+        for field, player in (("player_three", player_three), ("player_four", player_four)):
+            if player is None:
+                raise HandRefused(field=field, message=_("A partnership game needs four players: two on each side."))
+        seats += [("player_three", player_three), ("player_four", player_four)]
+    elif player_three is not None or player_four is not None:
+        field = "player_three" if player_three is not None else "player_four"
+        raise HandRefused(
+            field=field,
+            message=_("These rules are for two players: choose the partnership preset for a game of four."),
+        )
+    for index, (field, player) in enumerate(seats):
+        if any(player.pk == other.pk for _field, other in seats[:index]):
+            if len(seats) == 2:
+                raise HandRefused(field=field, message=_("A game needs two different players."))
+            raise HandRefused(field=field, message=_("A partnership game needs four different players."))
+    if first_dealer.pk not in [player.pk for _field, player in seats]:
+        if len(seats) == 2:
+            raise HandRefused(field="first_dealer", message=_("The first dealer must be one of the two players."))
+        raise HandRefused(field="first_dealer", message=_("The first dealer must be one of the four players."))
+    for field, player in seats:
         if not may_record_for(created_by, player):  # nobody puts games on a stranger's record
             raise HandRefused(field=field, message=record_owner_message(player))
     with transaction.atomic():
         game = Game.objects.create(
             player_one=player_one,
             player_two=player_two,
+            player_three=player_three if resolved.partnership else None,
+            player_four=player_four if resolved.partnership else None,
             first_dealer=first_dealer,
             preset=resolved.preset,
             rules=resolved.as_dict(),
@@ -479,7 +622,9 @@ def _clean_facts(
     upcard: str | None,
 ) -> dict[str, Any]:
     by_id = by.pk if isinstance(by, Player) else by
-    if by_id is not None and by_id not in (game.player_one_id, game.player_two_id):
+    if by_id is not None and by_id not in game.player_ids:
+        if game.is_partnership:  # the engine says who plays on which board
+            raise HandRefused(field="by", message=_("Who went out must be one of the four players."))
         raise HandRefused(field="by", message=_("Who went out must be one of the two players."))
     if ending in ("gin", "big_gin") and knocker_deadwood == 0:
         knocker_deadwood = None  # a gin's own deadwood is 0 by definition
@@ -521,6 +666,7 @@ def hand_preview(
     cards: Any = None,
 ) -> HandResult:
     """What the next hand would score, without storing anything (refused as ``hand_record`` would refuse it)."""
+    _refuse_partnership(game)
     values = _clean_facts(
         game,
         ending=ending,
@@ -587,6 +733,7 @@ def hand_record(
     try:
         with transaction.atomic(savepoint=savepoint):
             locked = _lock(game, check)
+            _refuse_partnership(locked)
             was_over = locked.over
             # hand_count is derived under this lock like every figure: a second phone's copy of
             # the hand is refused before the hands are read.
@@ -637,12 +784,200 @@ def hand_record(
     return hand
 
 
+def open_deal(hands: Sequence[Hand]) -> tuple[int, frozenset[int]]:
+    """The deal a partnership game's boards are recorded for now, and which of its boards are in: the last
+    deal while one of its boards waits, else the next (``hands``: every board, by deal then board)."""
+    if not hands:
+        return 1, frozenset()
+    last = max(hand.number for hand in hands)
+    boards = frozenset(hand.board for hand in hands if hand.number == last)
+    if len(boards) < 2:
+        return last, boards
+    return last + 1, frozenset()
+
+
+def _board_deal(hands: Sequence[Hand], deal: int | None, board: int) -> int:
+    """The deal number board ``board`` is recorded under; HandConflict (409, naming ``number``) for a board
+    already in (usually the other phone's copy) or a deal that cannot be played yet.
+
+    The two boards of a deal finish at different moments and either may come first; the next deal
+    cannot start before both are in, because which side deals it depends on this deal's result.
+    """
+    current, present = open_deal(hands)
+    number = current if deal is None else deal
+    if number < current or number == current and board in present:
+        raise HandConflict(
+            field="number",
+            hand=number,
+            board=board,
+            message=_("Hand %(place)s was already recorded: check the sheet as it is now.")
+            % {"place": board_place(number, board)},
+        )
+    if number > current:
+        if present:
+            message = _(
+                "Hand %(number)s cannot start before both boards of hand %(current)s are in: "
+                "which side deals it depends on that hand."
+            ) % {"number": number, "current": current}
+        else:
+            message = _("The next hand is hand %(current)s, not %(number)s: check the sheet as it is now.") % {
+                "current": current,
+                "number": number,
+            }
+        raise HandConflict(field="number", hand=number, board=board, message=message)
+    return number
+
+
+def _board_values(game: Game, *, number: int, board: int, **facts: Any) -> dict[str, Any]:
+    """A board's facts cleaned as a hand's are, a refusal naming the deal and the board."""
+    if board not in (1, 2):
+        raise HandRefused(field="board", hand=number, message=_("A deal has two boards: board 1 or board 2."))
+    try:
+        return _clean_facts(game, **facts)
+    except HandRefused as refusal:
+        raise HandRefused(
+            field=refusal.field, message=refusal.message_text, hand=number, board=board, detail=refusal.detail_text
+        ) from None
+
+
+def _board_cards(game: Game, values: dict[str, Any], cards: Any, *, number: int, board: int) -> dict | None:
+    try:
+        return _checked_cards(game, values, cards, number=number)
+    except HandRefused as refusal:
+        raise HandRefused(field=refusal.field, message=refusal.message_text, hand=number, board=board) from None
+
+
+def _refuse_partnership(game: Game) -> None:
+    if game.is_partnership:
+        raise HandRefused(
+            field="board", message=_("This is a partnership game: say which board (1 or 2) the hand was played on.")
+        )
+
+
+def _refuse_two_handed(game: Game) -> None:
+    if not game.is_partnership:
+        raise HandRefused(field="board", message=_("This game has two players and no boards: record its hands."))
+
+
+def board_preview(
+    *,
+    game: Game,
+    board: int,
+    ending: str,
+    by: Player | int | None = None,
+    knocker_deadwood: int | None = None,
+    defender_deadwood: int | None = None,
+    upcard: str | None = None,
+    cards: Any = None,
+    deal: int | None = None,
+) -> HandResult:
+    """What a partnership board would score, without storing anything (refused as ``board_record`` would)."""
+    _refuse_two_handed(game)
+    if "hands" in getattr(game, "_prefetched_objects_cache", {}):  # the page loaded them already
+        stored = sorted(game.hands.all(), key=lambda hand: (hand.number, hand.board or 0))
+    else:
+        stored = list(game.hands.order_by(*HAND_ORDER))
+    number = _board_deal(stored, deal, board)
+    values = _board_values(
+        game,
+        number=number,
+        board=board,
+        ending=ending,
+        by=by,
+        knocker_deadwood=knocker_deadwood,
+        defender_deadwood=defender_deadwood,
+        upcard=upcard,
+    )
+    _result, per_hand = _scored(game, [*_rows(stored), (number, board, _facts_from(values))])
+    _board_cards(game, values, cards, number=number, board=board)
+    return per_hand[-1]
+
+
+def board_record(
+    *,
+    game: Game | int,
+    board: int,
+    ending: str,
+    by: Player | int | None = None,
+    knocker_deadwood: int | None = None,
+    defender_deadwood: int | None = None,
+    upcard: str | None = None,
+    cards: Any = None,
+    recorded_by=None,
+    deal: int | None = None,
+    savepoint: bool = True,
+    check: Callable[[Game], None] | None = None,
+) -> Hand:
+    """Record one board of a partnership game: a Hand with ``number`` the deal and ``board`` 1 or 2.
+
+    ``deal`` is the deal the phone thinks it records (as ``hand_record``'s ``expected_number``): a board
+    already in, or a deal that cannot be played yet, is refused (HandConflict naming ``number``); None
+    records the open deal. The deal settles when its second board arrives. ``game``, ``check`` and
+    ``savepoint`` as for ``hand_record``; the Hand's ``game`` is the game as written.
+    """
+    try:
+        with transaction.atomic(savepoint=savepoint):
+            locked = _lock(game, check)
+            _refuse_two_handed(locked)
+            was_over = locked.over
+            hands = list(locked.hands.order_by(*HAND_ORDER))
+            number = _board_deal(hands, deal, board)
+            values = _board_values(
+                locked,
+                number=number,
+                board=board,
+                ending=ending,
+                by=by,
+                knocker_deadwood=knocker_deadwood,
+                defender_deadwood=defender_deadwood,
+                upcard=upcard,
+            )
+            # Validate before writing so a refused board never touches the table.
+            result, per_hand = _scored(locked, [*_rows(hands), (number, board, _facts_from(values))])
+            cards = _board_cards(locked, values, cards, number=number, board=board)
+            hand = Hand.objects.create(
+                game=locked,
+                number=number,
+                board=board,
+                cards=cards,
+                recorded_by=recorded_by,
+                **derived_hand_fields(per_hand[-1]),
+                **values,
+            )
+            every = sorted([*hands, hand], key=lambda stored: (stored.number, stored.board))
+            game_recompute(game=locked, hands=every, result=result, report=False)
+            _result_changed(locked, recorded_by, was_over=was_over)
+    except IntegrityError:
+        raise HandConflict(
+            field="number",
+            hand=deal,
+            board=board,
+            message=_("Another device recorded this board at the same moment; reload and try again."),
+        ) from None
+    if isinstance(game, Game):
+        _refresh(game, locked)
+    return hand
+
+
 def _refresh(game: Game, fresh: Game) -> None:
     """Bring the caller's game object up to date with what was just saved."""
     for name in ("over", "winner_id", "margin", "next_dealer_id", "hand_count", "finished_at", "updated_at"):
         setattr(game, name, getattr(fresh, name))
     for cache in ("_prefetched_objects_cache",):
         game.__dict__.pop(cache, None)
+
+
+def _hand_values(game: Game, hand: Hand, **facts: Any) -> dict[str, Any]:
+    """A stored hand's corrected facts, cleaned (a board's refusal names its deal and board)."""
+    if hand.board is None:
+        return _clean_facts(game, **facts)
+    return _board_values(game, number=hand.number, board=hand.board, **facts)
+
+
+def _hand_cards(game: Game, hand: Hand, values: dict[str, Any], cards: Any) -> dict | None:
+    if hand.board is None:
+        return _checked_cards(game, values, cards, number=hand.number)
+    return _board_cards(game, values, cards, number=hand.number, board=hand.board)
 
 
 def hand_edit(
@@ -670,8 +1005,9 @@ def hand_edit(
             raise HandRefused(field="reason", hand=hand.number, message=CONFIRMED_NEEDS_REASON)
         was_over = game.over
         stored = Hand.objects.select_for_update().get(pk=hand.pk, game=game)
-        values = _clean_facts(
+        values = _hand_values(
             game,
+            stored,
             ending=ending,
             by=by,
             knocker_deadwood=knocker_deadwood,
@@ -681,17 +1017,18 @@ def hand_edit(
         as_it_was = copy.copy(stored)  # the trail says both versions (in every language)
         for name, value in values.items():
             setattr(stored, name, value)
-        facts = [
-            _facts_from(values) if other.pk == stored.pk else _facts_of(other)
-            for other in game.hands.order_by("number")
+        rows = [
+            (other.number, other.board, _facts_from(values) if other.pk == stored.pk else _facts_of(other))
+            for other in game.hands.order_by(*HAND_ORDER)
         ]
-        _score(game, facts)  # refuse before writing anything
-        stored.cards = _checked_cards(game, values, cards, number=stored.number)
+        _scored(game, rows)  # refuse before writing anything
+        stored.cards = _hand_cards(game, stored, values, cards)
         stored.save()
         changes = game_recompute(game=game)
         audit_hand_edit(
             game=game,
             number=stored.number,
+            board=stored.board,
             before=as_it_was,
             after=stored,
             names=game_names(game),
@@ -715,14 +1052,17 @@ def hand_edit_preview(
 ) -> tuple[HandResult, list[Change]]:
     """What correcting ``hand`` would score, and every total and later hand it would move; nothing is stored."""
     game = hand.game
-    values = _clean_facts(
+    values = _hand_values(
         game,
+        hand,
         ending=ending,
         by=by,
         knocker_deadwood=knocker_deadwood,
         defender_deadwood=defender_deadwood,
         upcard=upcard,
     )
+    if game.is_partnership:
+        return _board_edit_preview(game, hand, values, cards)
     hands = list(game.hands.order_by("number"))
     before = _score(game, [_facts_of(other) for other in hands])
     after = _score(game, [_facts_from(values) if other.pk == hand.pk else _facts_of(other) for other in hands])
@@ -766,6 +1106,59 @@ def hand_edit_preview(
     return after.hands[index], changes
 
 
+def _board_edit_preview(game: Game, hand: Hand, values: dict[str, Any], cards: Any) -> tuple[HandResult, list[Change]]:
+    """``hand_edit_preview`` of a partnership board: the board's new figures, and every other board, deal,
+    side total, box count, next dealing side and outcome the correction would move."""
+    hands = list(game.hands.order_by(*HAND_ORDER))
+    before, _old = _scored(game, _rows(hands))
+    after, new_boards = _scored(
+        game,
+        [
+            (other.number, other.board, _facts_from(values) if other.pk == hand.pk else _facts_of(other))
+            for other in hands
+        ],
+    )
+    _board_cards(game, values, cards, number=hand.number, board=hand.board)
+    names = game_names(game)
+
+    def side(value: Any) -> str:
+        return side_name(game, value[0], names)
+
+    changes = []
+    for old_deal, new_deal in zip(before.deals, after.deals, strict=True):
+        for number, (old, new) in enumerate(zip(old_deal.boards, new_deal.boards, strict=True), start=1):
+            if old is None or (old_deal.number, number) == (hand.number, hand.board):
+                continue
+            if _describe_hand(old, names) != _describe_hand(new, names):
+                what = _("Hand %(number)s") % {"number": board_place(old_deal.number, number)}
+                changes.append(Change(what, _describe_hand(old, names), _describe_hand(new, names)))
+        if old_deal.dealer != new_deal.dealer:  # the side that lost (or won) an earlier deal deals a later one
+            what = _("Hand %(number)s dealer") % {"number": old_deal.number}
+            changes.append(Change(what, side(old_deal.dealer), side(new_deal.dealer)))
+        if new_deal.settled and (old_deal.winner, old_deal.points) != (new_deal.winner, new_deal.points):
+            was = _deal_words(game, _first_seated(old_deal.winner), old_deal.points, names)
+            now = _deal_words(game, _first_seated(new_deal.winner), new_deal.points, names)
+            changes.append(Change(_("Deal %(number)s") % {"number": old_deal.number}, was, now))
+    for key in after.sides:
+        if before.game.hand_points[key] != after.game.hand_points[key]:
+            changes.append(Change(side(key), str(before.game.hand_points[key]), str(after.game.hand_points[key])))
+        if before.game.boxes[key] != after.game.boxes[key]:
+            what = _("%(player)s, boxes") % {"player": side(key)}
+            changes.append(Change(what, str(before.game.boxes[key]), str(after.game.boxes[key])))
+    if not (before.over or after.over) and before.next_dealer != after.next_dealer:
+        changes.append(Change(_("Deals next"), side(before.next_dealer), side(after.next_dealer)))
+    if (before.over, before.winner) != (after.over, after.winner):
+
+        def outcome(result: PartnershipResult) -> str:
+            if not result.over:
+                return _("not over")
+            return _("%(name)s wins") % {"name": side(result.winner)}
+
+        changes.append(Change(_("Game"), outcome(before), outcome(after)))
+    index = next(i for i, other in enumerate(hands) if other.pk == hand.pk)
+    return new_boards[index], changes
+
+
 def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Change]:
     # Removing a hand corrects the result as much as editing one: the same rule as hand_edit.
     reason = reason.strip()
@@ -778,11 +1171,13 @@ def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Cha
         actor=actor,
         action="hand_removed",
         hand_number=hand.number,
-        what=lambda: _("Hand %(number)s") % {"number": hand.number},
+        what=lambda: _("Hand %(number)s") % {"number": board_place(hand.number, hand.board)},
         before=lambda: hand_summary(hand_fact_words(hand, names)),
         after=gettext_lazy("removed"),
         comment=reason,
     )
+    if game.is_partnership:
+        return _board_remove(game, hand, actor=actor, was_over=was_over)
     later = list(game.hands.filter(number__gt=hand.number).order_by("number"))
     remaining = [_facts_of(other) for other in game.hands.order_by("number") if other.pk != hand.pk]
     called = game.time_called_after
@@ -796,6 +1191,29 @@ def _remove(game: Game, hand: Hand, *, actor=None, reason: str = "") -> list[Cha
     for other in later:
         other.number -= 1
         other.save(update_fields=["number"])
+    changes = game_recompute(game=game)
+    _result_changed(game, actor, was_over=was_over)
+    return changes
+
+
+def _board_remove(game: Game, hand: Hand, *, actor, was_over: bool) -> list[Change]:
+    """Remove one board of a partnership deal. A deal left with no board goes, and later deals move up
+    one; a deal left with one board before a later deal is refused by the engine (naming the deal and
+    ``boards``): correct that board instead."""
+    hands = list(game.hands.order_by(*HAND_ORDER))
+    alone = not any(other.number == hand.number and other.pk != hand.pk for other in hands)
+    remaining = [
+        (other.number - (1 if alone and other.number > hand.number else 0), other.board, _facts_of(other))
+        for other in hands
+        if other.pk != hand.pk
+    ]
+    _scored(game, remaining)  # refuse before writing anything
+    hand.delete()
+    if alone:  # one row at a time, lowest first, so (game, number, board) stays unique throughout
+        for other in hands:
+            if other.number > hand.number:
+                other.number -= 1
+                other.save(update_fields=["number"])
     changes = game_recompute(game=game)
     _result_changed(game, actor, was_over=was_over)
     return changes
@@ -818,7 +1236,7 @@ def hand_remove_last(*, game: Game, removed_by=None, reason: str = "") -> Hand |
     """Undo: remove the last hand recorded (a reason as for hand_remove). Returns the removed hand (unsaved copy)."""
     with transaction.atomic():
         locked = _lock(game)
-        last = locked.hands.order_by("-number").first()
+        last = locked.hands.order_by("-number", "-pk").first()  # a partnership game: the board recorded last
         if last is None:
             raise HandRefused(field="number", message=_("There is no hand to undo."))
         _remove(locked, last, actor=removed_by, reason=reason)
@@ -838,6 +1256,8 @@ def time_call_refusal(game: Game) -> str:
         return _("This game is already over: there is no time to call.")
     if game.rule_set.hollywood:
         return _("A Hollywood sitting is not ended by time: time cannot be called.")
+    if game.is_partnership:
+        return _("A partnership game is not ended by time: time cannot be called.")
     return ""
 
 
@@ -864,12 +1284,14 @@ def game_call_time(*, game: Game | int, called_by=None, check: Callable[[Game], 
             action=FactChange.Action.TIME_CALLED,
             what=pgettext_lazy("a game's history: the time call", "Time"),
             before="\u2014",
-            after=lambda count=locked.time_called_after: ngettext(
-                "called after %(count)s hand: the next hand is the last unless level",
-                "called after %(count)s hands: the next hand is the last unless level",
-                count,
-            )
-            % {"count": count},
+            after=lambda count=locked.time_called_after: (
+                ngettext(
+                    "called after %(count)s hand: the next hand is the last unless level",
+                    "called after %(count)s hands: the next hand is the last unless level",
+                    count,
+                )
+                % {"count": count}
+            ),
         )
     if isinstance(game, Game):
         game.time_called_after = locked.time_called_after
@@ -901,8 +1323,9 @@ def game_time_withdraw(*, game: Game | int, withdrawn_by=None, check: Callable[[
             actor=withdrawn_by,
             action=FactChange.Action.TIME_WITHDRAWN,
             what=pgettext_lazy("a game's history: the time call", "Time"),
-            before=lambda: ngettext("called after %(count)s hand", "called after %(count)s hands", called)
-            % {"count": called},
+            before=lambda: (
+                ngettext("called after %(count)s hand", "called after %(count)s hands", called) % {"count": called}
+            ),
             after=gettext_lazy("not called: the game goes on to the target"),
         )
     if isinstance(game, Game):
@@ -924,13 +1347,8 @@ def game_delete(*, game: Game) -> None:
 def game_import(*, record: GameRecord, created_by=None) -> Game:
     """Store a parsed game record, all or nothing (RecordError names hand and field)."""
     score_record(record)  # every rule checked, by name, before anything is written
-    if isinstance(record, PartnershipRecord):  # a stored game has two players (scoring.models.Game)
-        raise RecordError(
-            None,
-            "players",
-            _("A partnership game (four players) cannot be stored yet; manage.py scoresheet scores its record."),
-            partnership=True,
-        )
+    if isinstance(record, PartnershipRecord):
+        return _partnership_import(record, created_by=created_by)
     with transaction.atomic():
         try:
             players = [player_get_or_create(name=name, created_by=created_by) for name in record.players]
@@ -959,6 +1377,84 @@ def game_import(*, record: GameRecord, created_by=None) -> Game:
             recorded_by=created_by,
         )
     return game
+
+
+def _partnership_import(record: PartnershipRecord, *, created_by=None) -> Game:
+    """Store a parsed partnership record (already scored): its four players, then every deal's two boards."""
+    with transaction.atomic():
+        try:
+            players = [player_get_or_create(name=name, created_by=created_by) for name in record.players]
+        except ValidationError as error:
+            raise RecordError(None, "players", " ".join(error.messages), partnership=True) from None
+        by_name = dict(zip(record.players, players, strict=True))
+        try:
+            game = game_create(
+                player_one=players[0],
+                player_two=players[1],
+                player_three=players[2],
+                player_four=players[3],
+                first_dealer=by_name[record.first_dealer],
+                rules=record.rules,
+                created_by=created_by,
+                name=record.name,
+                source=record.source,
+            )
+        except HandRefused as refusal:  # a record answers in the record's terms: its `players`
+            raise RecordError(None, "players", refusal.message_text, partnership=True) from None
+        boards_store(
+            game=game,
+            deals=[
+                tuple(replace(facts, by=by_name[facts.by].pk if facts.by else None) for facts in deal)
+                for deal in record.deals
+            ],
+            cards=record.cards,
+            recorded_by=created_by,
+        )
+    return game
+
+
+def boards_store(
+    *,
+    game: Game,
+    deals: Sequence[Sequence[HandFacts]],
+    cards: Sequence[Sequence[Any]] | None = None,
+    recorded_by=None,
+) -> None:
+    """Store a partnership game's whole sheet (imports, seeding) on a game that has none yet: each deal's
+    two boards as HandFacts whose ``by`` is a player's primary key, each cleaned as a board sent to the API
+    is; the whole sheet is refused (HandRefused naming the deal, the board and the field) if any board
+    breaks the rules. Run inside the caller's transaction."""
+    _refuse_two_handed(game)
+    rows, values = [], []
+    for number, deal in enumerate(deals, start=1):
+        for board, fact in enumerate(deal, start=1):
+            value = _board_values(
+                game,
+                number=number,
+                board=board,
+                ending=fact.ending,
+                by=fact.by,
+                knocker_deadwood=fact.knocker_deadwood,
+                defender_deadwood=fact.defender_deadwood,
+                upcard=fact.upcard,
+            )
+            rows.append((number, board, _facts_from(value)))
+            values.append(value)
+    _result, derived = _scored(game, rows)
+    dealt = [board_cards for deal in cards for board_cards in deal] if cards is not None else [None] * len(rows)
+    Hand.objects.bulk_create(
+        Hand(
+            game=game,
+            number=number,
+            board=board,
+            cards=_board_cards(game, value, board_cards, number=number, board=board),
+            recorded_by=recorded_by,
+            **derived_hand_fields(result),
+            **value,
+        )
+        for (number, board, _facts), value, result, board_cards in zip(rows, values, derived, dealt, strict=True)
+    )
+    game_recompute(game=game)  # the engine has the last word on every figure
 
 
 def hands_store(

@@ -7,16 +7,17 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from players.models import Player
 from scoring.engine.record import evaluate
 from scoring.engine.rules import resolve_rules
-from scoring.models import Game, Hand
+from scoring.models import Deal, Game, Hand
 from tests.conftest import VECTOR_FILES, load_vector
 
 VALID = [path for path in VECTOR_FILES if "error" not in load_vector(path)["expect"]]
 INVALID = [path for path in VECTOR_FILES if "error" in load_vector(path)["expect"]]
-# Partnership games (four players) are scored, not yet stored: a stored game has two players.
+# Partnership games (four players): their records are stored and exported as deals of two boards.
 PARTNERSHIP = [path for path in VECTOR_FILES if len(load_vector(path)["players"]) == 4]
-STORABLE = [path for path in VALID if path not in PARTNERSHIP]
+STORABLE = [path for path in VALID if path not in PARTNERSHIP]  # two-handed records
 
 
 def comparable(got: dict, want: dict) -> dict:
@@ -80,12 +81,36 @@ def test_scoresheet_prints_a_partnership_sheet_deal_by_deal():
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("path", [path for path in PARTNERSHIP if path in VALID], ids=lambda path: path.stem)
-def test_import_of_a_partnership_game_is_refused_whole_for_now(path):
-    err = io.StringIO()
-    with pytest.raises(CommandError):
-        call_command("import_games", str(path), stdout=io.StringIO(), stderr=err)
-    assert "field players" in err.getvalue() and "cannot be stored yet" in err.getvalue()
-    assert Game.objects.count() == 0 and Hand.objects.count() == 0
+def test_a_partnership_record_is_stored_and_exports_back_to_the_same_record(path, tmp_path):
+    vector = load_vector(path)
+    call_command("import_games", str(path), stdout=io.StringIO())
+    game = Game.objects.get()
+    assert [player.name for player in (game.player_one, game.player_two, game.player_three, game.player_four)] == (
+        vector["players"]
+    )
+    out_file = tmp_path / "export.json"
+    call_command("export_games", "--out", str(out_file), stderr=io.StringIO())
+    [exported] = json.loads(out_file.read_text())
+    assert exported["players"] == vector["players"]
+    assert exported["first_dealer"] == vector["first_dealer"]
+    assert exported["hands"] == vector["hands"]
+    assert resolve_rules(exported["rules"]) == resolve_rules(vector["rules"])
+    assert exported["expect"] == vector["expect"]
+    # The stored figures are the engine's: each board's, each deal's and each side's.
+    names = {player.pk: player.name for player in Player.objects.all()}
+    for deal, want in zip(Deal.objects.filter(game=game), vector["expect"]["hands"], strict=True):
+        boards = Hand.objects.filter(game=game, number=deal.number).order_by("board")
+        assert [(names.get(hand.winner_id), hand.result, hand.points, names[hand.dealer_id]) for hand in boards] == [
+            (board["winner"], board["result"], board["points"], board["dealer"]) for board in want["boards"]
+        ]
+        winner = deal.winner_id and f"{names[deal.winner_id]} & " + names[
+            game.player_three_id if deal.winner_id == game.player_one_id else game.player_four_id
+        ]
+        assert (winner or None, deal.points, deal.settled) == (want["winner"], want["points"], True)
+    score = game.scores.get()
+    side = vector["expect"]["games"][0]["hand_points"]
+    assert [score.player_one_hand_points, score.player_two_hand_points] == list(side.values())
+    assert game.over == vector["expect"]["games"][0]["over"]
 
 
 @pytest.mark.django_db
