@@ -24,15 +24,17 @@ GAME_PLAYERS = ("player_one", "player_two", "player_three", "player_four", "firs
 HAND_ORDER = ("number", "board")  # a partnership game's boards by deal, then board (board is null otherwise)
 
 
-def game_list(*, player=None, viewer=None, of_user=None) -> QuerySet[Game]:
-    """Games, in progress first, newest first, with their players and scores.
+def game_list(*, player=None, viewer=None, of_user=None, scores: bool = True) -> QuerySet[Game]:
+    """Games, in progress first, newest first, with their players and (unless ``scores`` is False) scores.
 
     With ``viewer``, only the games that user may see (private clubs' games only for members);
     with ``of_user``, only that user's own games (they play in them or started them).
     """
-    games = Game.objects.select_related(*GAME_PLAYERS).prefetch_related(
-        Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number"))
-    )
+    games = Game.objects.select_related(*GAME_PLAYERS)
+    if scores:  # each Hollywood board's figures; a list that shows none skips the second statement
+        games = games.prefetch_related(
+            Prefetch("scores", queryset=GameScore.objects.select_related("winner").order_by("number"))
+        )
     if player is not None:
         games = games.filter(plays_q(player))
     if viewer is not None:
@@ -44,7 +46,7 @@ def game_list(*, player=None, viewer=None, of_user=None) -> QuerySet[Game]:
 
 def _own_games(user_id: int, limit: int = 50):
     user = get_user_model()(pk=user_id)
-    return game_list(viewer=user, of_user=user)[:limit]
+    return game_list(viewer=user, of_user=user, scores=False)[:limit]
 
 
 _OWN_GAMES = Prepared(Game, _own_games, user_id=int)
@@ -52,19 +54,22 @@ _OWN_GAMES = Prepared(Game, _own_games, user_id=int)
 
 def own_games(user) -> list[Game]:
     """The latest 50 games ``user`` plays in or started, of clubs they may see (their home page, every
-    visit: the SQL is built once, scoring/prepared.py); ``game_list`` says the order."""
+    visit: the SQL is built once, scoring/prepared.py); ``game_list`` says the order. One statement: the
+    list shows each game's players and result, not its boards (a prefetch would be compiled each time)."""
     return _OWN_GAMES(user_id=user.pk)
 
 
 def _recent_games(user_id: int, limit: int = 30):
-    return game_list().filter(Q(created_by_id=user_id) | played_by_q(user_id)).order_by("-created_at")[:limit]
+    games = game_list(scores=False).filter(Q(created_by_id=user_id) | played_by_q(user_id))
+    return games.order_by("-created_at")[:limit]
 
 
 _RECENT_GAMES = Prepared(Game, _recent_games, user_id=int)
 
 
 def recent_games(user) -> list[Game]:
-    """The latest 30 games ``user`` started or plays in, newest first (the new-game page's "play again")."""
+    """The latest 30 games ``user`` started or plays in, newest first (the new-game page's "play again"), in
+    one statement built once (no boards: the page names the players and the rules)."""
     return _RECENT_GAMES(user_id=user.pk)
 
 
