@@ -113,3 +113,83 @@ def test_a_generated_client_plays_a_whole_game(generated_client, live_server, tr
     assert final.over is True
     assert final.winner is not None and final.winner.id == ann.id
     assert [hand.number for hand in final.hands] == [1, 2, 3]
+
+
+def test_a_generated_client_plays_a_partnership_game_to_its_end(generated_client, live_server, transactional_db):
+    client_module = generated_client
+    from ginleague_client.api.games import (
+        games_create,
+        games_hands_create,
+        games_hands_partial_update,
+        games_retrieve,
+    )
+    from ginleague_client.api.players import players_create
+    from ginleague_client.models import (
+        EndingEnum,
+        GameCreateRequest,
+        GameCreateRequestRules,
+        GameDetail,
+        HandEdited,
+        HandRecorded,
+        HandRecordRequest,
+        PatchedHandEditRequest,
+        PlayerRequest,
+        Problem,
+    )
+
+    user = UserFactory(username="partners")
+    client = client_module.AuthenticatedClient(
+        base_url=live_server.url, token=token_create(user=user).key, prefix="Token", raise_on_unexpected_status=True
+    )
+    ann, bob, cat, dan = (
+        players_create.sync(client=client, body=PlayerRequest(name=f"Gen {name}"))
+        for name in ("Ann", "Bob", "Cat", "Dan")
+    )
+    game = games_create.sync(
+        client=client,
+        body=GameCreateRequest(
+            player_one=ann.id, player_two=bob.id, player_three=cat.id, player_four=dan.id, first_dealer=bob.id,
+            rules=GameCreateRequestRules.from_dict({"preset": "partnership"}),
+        ),
+    )  # fmt: skip
+    assert isinstance(game, GameDetail) and game.player_three.id == cat.id and game.player_four.id == dan.id
+
+    def record(key, **facts):
+        return games_hands_create.sync_detailed(
+            game.id, client=client, idempotency_key=key, body=HandRecordRequest(**facts)
+        )
+
+    # Deal 1: board 2 comes in first, from the other phone; then board 1, which a second phone sends again.
+    second = record("b2-1", number=1, board=2, ending=EndingEnum.KNOCK, by=dan.id, knocker_deadwood=3,
+                    defender_deadwood=13)  # fmt: skip
+    assert isinstance(second.parsed, HandRecorded) and second.parsed.game.deals[0].settled is False
+    first = record("b1-1", number=1, board=1, ending=EndingEnum.KNOCK, by=ann.id, knocker_deadwood=4,
+                   defender_deadwood=20)  # fmt: skip
+    assert isinstance(first.parsed, HandRecorded)
+    assert first.parsed.game.deals[0].winner == ann.id and first.parsed.game.deals[0].points == 6
+    again = record("b1-1-other-phone", number=1, board=1, ending=EndingEnum.KNOCK, by=ann.id, knocker_deadwood=4,
+                   defender_deadwood=20)  # fmt: skip
+    assert again.status_code == 409 and isinstance(again.parsed, Problem)
+    assert (again.parsed.hand, again.parsed.board, again.parsed.field) == (1, 1, "number")
+
+    # A board corrected: Dan's knock was Cat's undercut on board 2.
+    corrected = games_hands_partial_update.sync(
+        game.id, second.parsed.hand.id, client=client, idempotency_key="fix-b2-1",
+        body=PatchedHandEditRequest(by=cat.id, knocker_deadwood=3, defender_deadwood=23, reason="Cat knocked"),
+    )  # fmt: skip
+    assert isinstance(corrected, HandEdited) and corrected.changes
+    assert corrected.game.deals[0].points == 36  # 16 + 20
+
+    # Two gin deals for Ann & Cat end the game (36 + 90 + 90 >= 125).
+    for number in (2, 3):
+        for board, by in ((1, ann), (2, cat)):
+            answer = record(f"gin-{number}-{board}", number=number, board=board, ending=EndingEnum.GIN, by=by.id,
+                            defender_deadwood=20)  # fmt: skip
+            assert isinstance(answer.parsed, HandRecorded), answer.content
+        if answer.parsed.game.over:
+            break
+    final = games_retrieve.sync(game.id, client=client)
+    assert isinstance(final, GameDetail) and final.over is True
+    assert final.winner.id == ann.id  # the side Ann & Cat, named by its first-seated player
+    assert [deal.settled for deal in final.deals] == [True] * len(final.deals)
+    assert final.scores[0].player_one_final > final.scores[0].player_two_final

@@ -35,17 +35,23 @@ from scoring.permissions import can_view_game
 # Errors
 
 
-def problem(field, message, hand=None) -> dict:
-    """The error shape of every refusal that is not a serializer's field map."""
-    return {"field": field, "message": str(message), "hand": hand}
+def problem(field, message, hand=None, board=None) -> dict:
+    """The error shape of every refusal that is not a serializer's field map (``board``: a partnership
+    board at fault, only then present)."""
+    shaped = {"field": field, "message": str(message), "hand": hand}
+    if board is not None:
+        shaped["board"] = board
+    return shaped
 
 
 def api_exception_handler(exc, context):
     """Service refusals -> problems; DRF's own errors reshaped to the same problem form."""
     if isinstance(exc, services.HandConflict):
-        return Response(problem(exc.field, exc.message_text, exc.hand), status=status.HTTP_409_CONFLICT)
+        return Response(problem(exc.field, exc.message_text, exc.hand, exc.board), status=status.HTTP_409_CONFLICT)
     if isinstance(exc, services.HandRefused):
-        return Response(problem(exc.field, exc.message_text, exc.hand), status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            problem(exc.field, exc.message_text, exc.hand, exc.board), status=status.HTTP_400_BAD_REQUEST
+        )
     if isinstance(exc, DjangoValidationError):
         if hasattr(exc, "error_dict"):
             field, errors = next(iter(exc.error_dict.items()))

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from players.models import Club, Membership, Player, Role
 from scoring.engine.rules import PRESETS
 from scoring.models import Fixture, Game, LeagueStatus, Season, SeasonFormat
+from scoring.selectors import plays_q
 
 
 class StrictBooleanField(forms.Field):
@@ -84,7 +85,7 @@ class GameFilter(StrictFilterSet):
         fields = ["player", "over", "preset", "created_after", "created_before", "season", "league_status"]
 
     def filter_player(self, queryset, name, value):
-        return queryset.filter(Q(player_one_id=value) | Q(player_two_id=value))
+        return queryset.filter(plays_q(value))  # a partnership game's four players too
 
 
 # ---------------------------------------------------------------------------

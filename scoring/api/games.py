@@ -174,6 +174,8 @@ class GameViewSet(viewsets.GenericViewSet):
             game = services.game_create(
                 player_one=data["player_one"],
                 player_two=data["player_two"],
+                player_three=data["player_three"],
+                player_four=data["player_four"],
                 first_dealer=data["first_dealer"],
                 rules=data["rules"],
                 name=data["name"],
@@ -426,10 +428,12 @@ class HandListView(_HandViewBase):
 
     @extend_schema(
         operation_id="games_hands_create",
-        summary="Record the next hand",
+        summary="Record the next hand (or a partnership game's board)",
         description="Scored by the same rules engine as the pages. Send `number` (the hand number you believe you "
         "are recording) so that two devices recording the same hand cannot both store it: the second gets 409. "
-        "The response carries the hand and the recomputed game.",
+        "The response carries the hand and the recomputed game. A partnership game (four players) records one "
+        "board at a time: send `board` (1 or 2) and `number` (the deal); a refusal names the deal (`hand`), the "
+        "board and the field, e.g. `{\"hand\": 2, \"board\": 2, \"field\": \"by\"}`.",
         request=s.HandRecordSerializer,
         parameters=[IDEMPOTENCY_KEY],
         responses={201: s.HandRecordedSerializer, **WRITE_ERRORS, 409: CONFLICT},
@@ -449,18 +453,30 @@ class HandListView(_HandViewBase):
                 raise ValidationError(serializer.errors)
             data = dict(serializer.validated_data)
             expected = data.pop("number", None)
+            board = data.pop("board", None)
             # With an Idempotency-Key the write runs in the key's transaction, which a refusal
             # rolls back whole: no savepoint needed (two statements fewer).
             keyed = request.headers.get(HEADER) is not None
             try:
-                hand = services.hand_record(
-                    game=game_pk,
-                    recorded_by=request.user,
-                    expected_number=expected,
-                    savepoint=not keyed,
-                    check=may_record,
-                    **data,
-                )
+                if board is None:
+                    hand = services.hand_record(
+                        game=game_pk,
+                        recorded_by=request.user,
+                        expected_number=expected,
+                        savepoint=not keyed,
+                        check=may_record,
+                        **data,
+                    )
+                else:  # a partnership game's board (a game of two refuses it, naming `board`)
+                    hand = services.board_record(
+                        game=game_pk,
+                        board=board,
+                        deal=expected,
+                        recorded_by=request.user,
+                        savepoint=not keyed,
+                        check=may_record,
+                        **data,
+                    )
             except Game.DoesNotExist:
                 raise Http404(NO_GAME) from None
             body = {"hand": s.HandSerializer(hand).data, "game": game_data(hand.game, request)}

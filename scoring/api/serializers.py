@@ -15,7 +15,7 @@ from rest_framework.fields import DateTimeField
 
 from players.models import Player
 from scoring.api.json_text import find_nul
-from scoring.models import Ending, Game, GameScore, Hand, LeagueStatus, Result
+from scoring.models import Deal, Ending, Game, GameScore, Hand, LeagueStatus, Result
 from scoring.permissions import can_edit_game
 from scoring.services import SCORE_FIGURES
 
@@ -127,9 +127,15 @@ def hand_facts_data(hand: Hand) -> dict:
 
 
 class HandSerializer(serializers.ModelSerializer):
-    """A stored hand: the facts recorded, then the figures the engine derived."""
+    """A stored hand: the facts recorded, then the figures the engine derived. In a partnership game a
+    hand is one board of a deal: ``number`` is the deal, ``board`` 1 or 2, and its figures are the board's."""
 
     result = serializers.ChoiceField(choices=Result.choices, read_only=True)
+    board = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        help_text="A partnership game's board (1 or 2) of deal `number`; null for a game of two players.",
+    )
     scored_in = serializers.ListField(child=serializers.IntegerField(), read_only=True)
     cards = CardsField(read_only=True)
 
@@ -138,6 +144,7 @@ class HandSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "number",
+            "board",
             "ending",
             "by",
             "knocker_deadwood",
@@ -160,6 +167,7 @@ class HandSerializer(serializers.ModelSerializer):
         return {
             "id": hand.pk,
             "number": hand.number,
+            "board": hand.board,
             **hand_facts_data(hand),
             "dealer": hand.dealer_id,
             "result": hand.result,
@@ -173,9 +181,53 @@ class HandSerializer(serializers.ModelSerializer):
         }
 
 
+class DealSerializer(serializers.ModelSerializer):
+    """A partnership deal's result: a side is named by its first-seated player (player_one: player_one &
+    player_three; player_two: player_two & player_four)."""
+
+    class Meta:
+        model = Deal
+        fields = ["number", "dealer", "winner", "points", "settled"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "dealer": {"help_text": "The side that dealt both boards, by its first-seated player's id."},
+            "winner": {"help_text": "The side that won the deal, by its first-seated player's id; null while a "
+                       "board is missing, or for a tied deal (settled)."},
+            "points": {"help_text": "What the winning side scored: its boards' points minus the other side's."},
+            "settled": {"help_text": "Both boards are in."},
+        }
+
+    def to_representation(self, deal: Deal) -> dict:
+        return {
+            "number": deal.number,
+            "dealer": deal.dealer_id,
+            "winner": deal.winner_id,
+            "points": deal.points,
+            "settled": deal.settled,
+        }
+
+
+def _deals(game: Game) -> list[dict]:
+    """A partnership game's deals (none for a game of two: no query)."""
+    if not game.is_partnership:
+        return []
+    serializer = DealSerializer()
+    return [serializer.to_representation(deal) for deal in game.deals.all()]
+
+
 class GameSerializer(serializers.ModelSerializer):
     player_one = PlayerRefSerializer(read_only=True)
     player_two = PlayerRefSerializer(read_only=True)
+    player_three = PlayerRefSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="A partnership game (four players): player_one's partner; null for a game of two. In a "
+        "partnership game `scores`' player_one_* figures are the side player_one & player_three's, player_two_* "
+        "the side player_two & player_four's, and `winner` and `next_dealer` name a side by its first-seated player.",
+    )
+    player_four = PlayerRefSerializer(
+        read_only=True, allow_null=True, help_text="A partnership game: player_two's partner; null for a game of two."
+    )
     first_dealer = PlayerRefSerializer(read_only=True)
     winner = PlayerRefSerializer(read_only=True, allow_null=True)
     next_dealer = PlayerRefSerializer(read_only=True, allow_null=True)
@@ -197,6 +249,8 @@ class GameSerializer(serializers.ModelSerializer):
             "source",
             "player_one",
             "player_two",
+            "player_three",
+            "player_four",
             "first_dealer",
             "preset",
             "rules",
@@ -239,6 +293,8 @@ class GameSerializer(serializers.ModelSerializer):
             "source": game.source,
             "player_one": _player_ref(game.player_one),
             "player_two": _player_ref(game.player_two),
+            "player_three": _player_ref(game.player_three) if game.is_partnership else None,
+            "player_four": _player_ref(game.player_four) if game.is_partnership else None,
             "first_dealer": _player_ref(game.first_dealer),
             "preset": game.preset,
             "rules": game.rules,
@@ -262,19 +318,44 @@ class GameSerializer(serializers.ModelSerializer):
 
 class GameDetailSerializer(GameSerializer):
     hands = HandSerializer(many=True, read_only=True)
+    deals = DealSerializer(
+        many=True,
+        read_only=True,
+        help_text="A partnership game's deals, in order (each deal's two boards are in `hands`); empty for a "
+        "game of two.",
+    )
 
     class Meta(GameSerializer.Meta):
-        fields = [*GameSerializer.Meta.fields, "hands"]
+        fields = [*GameSerializer.Meta.fields, "hands", "deals"]
         read_only_fields = fields
 
     def to_representation(self, game: Game) -> dict:
         hand = HandSerializer()
-        return {**super().to_representation(game), "hands": [hand.to_representation(row) for row in game.hands.all()]}
+        return {
+            **super().to_representation(game),
+            "hands": [hand.to_representation(row) for row in game.hands.all()],
+            "deals": _deals(game),
+        }
 
 
 class GameCreateSerializer(serializers.Serializer):
     player_one = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
     player_two = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    player_three = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A partnership game (rules `{\"preset\": \"partnership\"}`): player_one's partner. Sides are "
+        "player_one & player_three against player_two & player_four.",
+    )
+    player_four = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A partnership game: player_two's partner.",
+    )
     first_dealer = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
     rules = RulesField(required=False, default=dict)
     name = TextField(max_length=200, required=False, allow_blank=True, default="")
@@ -311,7 +392,14 @@ class HandRecordSerializer(HandWriteSerializer):
         required=False,
         min_value=1,
         help_text="The hand number the client believes it is recording; if another device got there first "
-        "the request is refused with 409 and nothing is stored.",
+        "the request is refused with 409 and nothing is stored. A partnership board: the deal's number.",
+    )
+    board = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="A partnership game only: the board (1 or 2) this hand was played on. Either board of the open "
+        "deal may come first; the deal settles when its second board arrives, and the next deal's boards wait "
+        "for both (409 naming `number` otherwise, as for a board already recorded).",
     )
 
 
@@ -358,6 +446,10 @@ class ProblemSerializer(serializers.Serializer):
     field = TextField(allow_null=True, help_text="The field (or header) at fault, or null.")
     message = TextField()
     hand = serializers.IntegerField(allow_null=True, help_text="The hand number at fault, or null.")
+    board = serializers.IntegerField(
+        required=False,
+        help_text="A partnership game's board (1 or 2) of deal `hand` at fault; absent when no one board is.",
+    )
 
 
 class RecordErrorDetailSerializer(serializers.Serializer):
