@@ -13,7 +13,7 @@ from typing import Any
 
 from scoring.engine.cards import CardError, card_name, card_rank, card_suit, card_value, parse_card
 from scoring.engine.rules import RuleError, RuleSet, check_two_players
-from scoring.engine.text import _
+from scoring.engine.text import _, gettext_noop
 
 Player = Hashable
 
@@ -160,13 +160,14 @@ def board_place(number: int, board: int | None) -> int | str:
 def _check_deadwood(
     number: int, name: str, value: Any, low: int, high: int, message: str, board: int | None = None
 ) -> int:
-    """``message`` (translated, with %(number)s and %(name)s) asks for the missing figure."""
+    """``message`` (marked with gettext_noop, with %(number)s and %(name)s) asks for the missing figure: it is
+    translated only when it is said (every valid hand of every sheet passes here twice)."""
     place = board_place(number, board)
     if value is None:
         raise HandError(
             number,
             name,
-            message % {"number": place, "name": name},
+            _(message) % {"number": place, "name": name},
             _("enter a number from %(low)s to %(high)s") % {"low": low, "high": high},
             board=board,
         )
@@ -272,7 +273,7 @@ def _validate_hand(
             knocker_deadwood,
             1,
             limit,
-            _("hand %(number)s: enter the knocker's deadwood (%(name)s)"),
+            gettext_noop("hand %(number)s: enter the knocker's deadwood (%(name)s)"),
             board,
         )
     elif facts.knocker_deadwood not in (None, 0) or isinstance(facts.knocker_deadwood, bool):
@@ -291,7 +292,7 @@ def _validate_hand(
         facts.defender_deadwood,
         0,
         MAX_DEADWOOD,
-        _("hand %(number)s: enter the defender's deadwood (%(name)s)"),
+        gettext_noop("hand %(number)s: enter the defender's deadwood (%(name)s)"),
         board,
     )
     return upcard
