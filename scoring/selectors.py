@@ -425,9 +425,21 @@ def hand_facts(hand: Hand) -> HandFacts:
     )
 
 
+def keep_scored(game: Game, result) -> None:
+    """Remember on ``game`` the engine's scoring of the hands it holds now (a write has just scored them):
+    ``game_session`` answers with it, as long as those loaded hands are the ones it holds."""
+    game.__dict__["_scored"] = (game.hands.all()._result_cache, result)
+
+
 def game_session(game: Game, rules: RuleSet | None = None) -> tuple[list[Hand], SessionResult]:
-    """The game's hands (prefetched by ``game_for_sheet``) and the engine's scoring of them."""
-    hands = list(game.hands.all())
+    """The game's hands (prefetched by ``game_for_sheet``) and the engine's scoring of them (once: the
+    answer to a write reuses the write's own scoring, ``keep_scored``)."""
+    loaded = game.hands.all()
+    hands = list(loaded)
+    scored, result = game.__dict__.get("_scored", (None, None))
+    same_hands = scored is not None and scored is loaded._result_cache
+    if same_hands and isinstance(result, SessionResult) and (rules is None or rules == game.rule_set):
+        return hands, result
     result = score_session(
         rules or game.rule_set,
         (game.player_one_id, game.player_two_id),

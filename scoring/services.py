@@ -39,7 +39,7 @@ from scoring.permissions import (
     record_owner_message,
     refuse_closed_season,
 )
-from scoring.selectors import HAND_ORDER, game_for_update, hand_facts
+from scoring.selectors import HAND_ORDER, game_for_update, hand_facts, keep_scored
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
 CONFIRMED_NEEDS_REASON = gettext_lazy("This result was confirmed: say why you correct it (kept in the game's history).")
@@ -328,7 +328,7 @@ def game_recompute(
         standing_lines_write(game=game, hands=hands)
     if just_finished and game.season_id is not None and game.league_status == "playing":
         notify.game_finished(game=game)  # the other player is e-mailed to confirm, once this commits
-    _keep_loaded(game, hands=hands, scores=sorted(scores, key=lambda score: score.number))
+    _keep_loaded(game, hands=hands, scores=sorted(scores, key=lambda score: score.number), result=result)
     return changes
 
 
@@ -529,9 +529,12 @@ SCORE_FIGURES = [
 ]
 
 
-def _keep_loaded(game: Game, *, hands: list[Hand], scores: list[GameScore]) -> None:
+def _keep_loaded(
+    game: Game, *, hands: list[Hand], scores: list[GameScore], result: SessionResult | PartnershipResult
+) -> None:
     """Leave on ``game`` what was just written, as a prefetch would (``game.hands.all()``
-    and ``game.scores.all()`` answer without a query), and its players by id."""
+    and ``game.scores.all()`` answer without a query), the engine's scoring of those hands
+    (``selectors.game_session`` answers with it instead of scoring them again), and its players by id."""
     cache = game.__dict__.setdefault("_prefetched_objects_cache", {})
     for name, rows in (("hands", hands), ("scores", scores)):
         cache.pop(name, None)
@@ -539,6 +542,7 @@ def _keep_loaded(game: Game, *, hands: list[Hand], scores: list[GameScore]) -> N
         loaded._result_cache = list(rows)
         loaded._prefetch_done = True
         cache[name] = loaded
+    keep_scored(game, result)
     players = {game.player_one_id: game.player_one, game.player_two_id: game.player_two}
     if game.is_partnership:
         players.update({game.player_three_id: game.player_three, game.player_four_id: game.player_four})

@@ -196,3 +196,46 @@ def test_rules_are_resolved_once_per_hand_post(table, count_rule_resolutions, ho
         response = client.post(reverse(name, args=[game.pk]), data, HTTP_HX_REQUEST="true")
         assert response.status_code == 200
     assert len(count_rule_resolutions) == 1
+
+
+@pytest.fixture
+def count_scorings(monkeypatch):
+    """Count the engine's scorings of a whole sitting (score_session), wherever a module imported it from."""
+    from scoring.engine import score as engine_score
+
+    calls = []
+    original = engine_score.score_session
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "score_session", None) is original:
+            monkeypatch.setattr(module, "score_session", counting)
+    return calls
+
+
+@pytest.mark.parametrize("how", ["api", "htmx"])
+def test_a_hand_post_scores_the_sitting_once(table, count_scorings, how):
+    """The answer (the sheet, or the API's game) shows the write's own scoring, not a second one."""
+    user, game = table
+    if how == "api":
+        response = api_client(user).post(
+            f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_one_id}, format="json"
+        )
+        assert response.status_code == 201
+    else:
+        client = Client()
+        client.force_login(user)
+        data = {"action": "save", "expected_number": 7, "by": game.player_one_id, **KNOCK}
+        response = client.post(reverse("hand_submit", args=[game.pk]), data, HTTP_HX_REQUEST="true")
+        assert response.status_code == 200
+        fresh = client.get(reverse("game", args=[game.pk])).content.decode()
+
+        def rows(page: str) -> str:
+            return page.split("<tbody>")[1].split("</tbody>")[0]
+
+        assert rows(response.content.decode()) == rows(fresh) and 'class="num">7</td>' in rows(fresh)
+        count_scorings.pop()  # the fresh read's own scoring
+    assert len(count_scorings) == 1
