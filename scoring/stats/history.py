@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime
 
 from django import forms
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, Value
+from django.db.models.functions import Mod
 from django.forms.utils import flatatt
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -20,9 +21,25 @@ from django.utils.translation import gettext_lazy
 
 from players.models import Club, Player
 from scoring.models import Hand, Result, Season
-from scoring.stats.selectors import games_of, member_club_ids, visible_games
+from scoring.selectors import plays_q
+from scoring.stats.selectors import member_club_ids, visible_games
 
 PAGE_SIZE = 50
+
+
+def on_board_q(player_id: int) -> Q:
+    """Hands ``player_id`` played: any hand of a two-handed game, or, of a partnership game, the boards they
+    sat at (docs/rules.md, "Partnership gin"): the 1st always on board 1, the 3rd on board 2; the 2nd and the
+    4th on boards 1 and 2, swapped on even deals when opponents alternate (scoring.engine.partnership.board_pairs).
+    Asked of hands with the alias ``parity`` (the deal's number modulo 2), as ``hand_history`` makes it."""
+    swapped = Q(game__rules__partner_opponents="alternate", parity=0)
+    return (
+        Q(board__isnull=True)
+        | Q(game__player_one_id=player_id, board=1)
+        | Q(game__player_three_id=player_id, board=2)
+        | (Q(game__player_two_id=player_id) & ((Q(board=1) & ~swapped) | (Q(board=2) & swapped)))
+        | (Q(game__player_four_id=player_id) & ((Q(board=2) & ~swapped) | (Q(board=1) & swapped)))
+    )
 
 
 class QuickSelect(forms.Select):
@@ -80,9 +97,12 @@ class HandFilterForm(forms.Form):
             self.fields["opponent"].empty_label = _("Any player")
         else:
             seasons = seasons.filter(players=player)
-            met = visible_games(viewer).filter(games_of(player.pk))
+            met = visible_games(viewer).filter(plays_q(player.pk))
             opponents = Player.objects.filter(
-                Q(pk__in=met.values("player_one_id")) | Q(pk__in=met.values("player_two_id"))
+                Q(pk__in=met.values("player_one_id"))
+                | Q(pk__in=met.values("player_two_id"))
+                | Q(pk__in=met.values("player_three_id"))
+                | Q(pk__in=met.values("player_four_id"))
             ).exclude(pk=player.pk)
             self.fields["opponent"].label = _("Opponent")
         self.fields["opponent"].queryset = opponents.order_by("name")
@@ -133,18 +153,25 @@ def hand_history(
 
     With a club, ``opponent`` narrows to one member's games; with a player, to
     the games against that opponent. Private clubs' hands only for their members.
+    A player's partnership games give the boards they played (against ``opponent``: the boards the two
+    faced each other on).
     """
     if player is not None:
-        games = visible_games(viewer).filter(games_of(player.pk))
+        games = visible_games(viewer).filter(plays_q(player.pk))
         if club is not None:
             games = games.filter(season__club=club)
         if opponent is not None:
-            games = games.filter(games_of(opponent.pk))
+            games = games.filter(plays_q(opponent.pk))
         if season is not None:
             games = games.filter(season=season)
         # A player's games are a few hundred ids: read them first, so the database picks the hands
         # by game (an index) instead of walking a club's whole hand table newest first.
-        hands = Hand.objects.filter(game_id__in=list(games.values_list("pk", flat=True)))
+        found = list(games.values_list("pk", "player_three_id"))
+        hands = Hand.objects.filter(game_id__in=[pk for pk, _partner in found])
+        if any(partner is not None for _pk, partner in found):  # partnership games: the player's own boards
+            hands = hands.alias(parity=Mod("number", Value(2))).filter(on_board_q(player.pk))
+            if opponent is not None:
+                hands = hands.filter(on_board_q(opponent.pk))
     elif club is not None:
         # The club's hands through the joins the page reads anyway (game, season): no subquery of
         # games for the planner to weigh. A private club's hands only for its members.
@@ -169,13 +196,14 @@ def hand_history(
         hands = hands.filter(points__lte=points_max)
     return hands.select_related(
         "game", "game__player_one", "game__player_two", "game__season", "by", "winner", "dealer"
-    ).order_by("-game_id", "-number")
+    ).order_by("-game_id", "-number", "-board")
 
 
 def page_of(hands: QuerySet[Hand], page: int, size: int = PAGE_SIZE) -> tuple[list[Hand], bool]:
-    """One page (1-based) and whether another follows: one query, no COUNT.
+    """One page (1-based) and whether another follows: one query (a second when it holds partnership
+    boards, for their games' partners), no COUNT.
 
-    The hand's dealer, knocker and winner are always among its game's two players: they are
+    The hand's dealer, knocker and winner are always among its game's players: they are
     taken from the game's (joined) players instead of three more joins, which cost PostgreSQL's
     planner more than the page itself does at club scale.
     """
@@ -185,8 +213,15 @@ def page_of(hands: QuerySet[Hand], page: int, size: int = PAGE_SIZE) -> tuple[li
             start : start + size + 1
         ]
     )
+    # A partnership board's players beyond the game's first two: one read for the page.
+    partner_ids = {pk for hand in rows if hand.game.is_partnership for pk in hand.game.player_ids[2:]}
+    partners = Player.objects.in_bulk(partner_ids) if partner_ids else {}
     for hand in rows:
         players = {hand.game.player_one_id: hand.game.player_one, hand.game.player_two_id: hand.game.player_two}
+        if hand.game.is_partnership:
+            hand.game.player_three = partners[hand.game.player_three_id]
+            hand.game.player_four = partners[hand.game.player_four_id]
+            players.update({pk: partners[pk] for pk in hand.game.player_ids[2:]})
         for name in ("dealer", "by", "winner"):
             player_id = getattr(hand, f"{name}_id")
             if player_id in players:

@@ -19,12 +19,13 @@ from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
 
 from players.models import Club, Membership, Player
 from scoring import changes
+from scoring.engine.partnership import board_pairs
 from scoring.engine.ratings import RatedGame, Ratings, elo_ratings
 from scoring.engine.rules import resolve_rules
 from scoring.engine.score import running_columns
-from scoring.models import Game, Hand, LeagueStatus
+from scoring.models import Deal, Game, Hand, LeagueStatus
 from scoring.permissions import member_club_ids, visible_game_q
-from scoring.selectors import pair_totals
+from scoring.selectors import pair_totals, plays_q
 
 # --- who may see what --------------------------------------------------------------------------------
 
@@ -35,7 +36,13 @@ def visible_games(user) -> QuerySet[Game]:
 
 
 def games_of(player_id: int) -> Q:
-    return Q(player_one_id=player_id) | Q(player_two_id=player_id)
+    """Two-handed games ``player_id`` played (a partnership game's figures are the sides': ``partnership_stats``)."""
+    return (Q(player_one_id=player_id) | Q(player_two_id=player_id)) & Q(player_three__isnull=True)
+
+
+def partnership_games_of(player_id: int) -> Q:
+    """Partnership games ``player_id`` played, in any of the four seats."""
+    return Q(player_three__isnull=False) & plays_q(player_id)
 
 
 # --- pure figures ------------------------------------------------------------------------------------
@@ -222,6 +229,112 @@ def recent_games(player: Player, *, viewer, limit: int = 10) -> list[Game]:
         .select_related("player_one", "player_two", "winner", "season", "season__club")
         .order_by("-created_at", "-pk")[:limit]
     )
+
+
+# --- partnership games ------------------------------------------------------------------------------
+
+
+@dataclass
+class PartnerRow:
+    """A player's partnership games with one partner: games, deals and games won together."""
+
+    partner_id: int
+    partner: str
+    games: int = 0
+    wins: int = 0
+    deals: int = 0  # settled deals played together
+    deals_won: int = 0
+
+
+@dataclass
+class SideRow:
+    """A player's side record against one opposing side (two players, whichever seats they took)."""
+
+    opponents: tuple[int, int]
+    name: str  # "Bob & Dan"
+    played: int = 0  # finished games
+    won: int = 0
+    lost: int = 0
+
+
+@dataclass
+class PartnershipStats:
+    """A player's partnership games (four players, two sides), counted apart from two-handed ones."""
+
+    games: int = 0
+    finished: int = 0
+    wins: int = 0
+    deals: int = 0
+    deals_won: int = 0
+    boards: int = 0  # boards the player played (one each deal)
+    boards_won: int = 0
+    partners: list[PartnerRow] = field(default_factory=list)
+    sides: list[SideRow] = field(default_factory=list)
+
+
+def partnership_stats(player: Player, *, viewer) -> PartnershipStats:
+    """The player's visible partnership games summed: wins, deals won with each partner, boards played and
+    won (the engine's board pairs say which board was theirs), and side records against each opposing side.
+    Three queries whatever the number of games."""
+    pid = player.pk
+    games = list(
+        visible_games(viewer)
+        .filter(partnership_games_of(pid))
+        .select_related("player_one", "player_two", "player_three", "player_four")
+        .order_by("pk")
+    )
+    stats = PartnershipStats(games=len(games))
+    if not games:
+        return stats
+    ids = [game.pk for game in games]
+    deals: dict[int, list[tuple[int | None, bool]]] = {}
+    for game_id, winner_id, settled in Deal.objects.filter(game_id__in=ids).values_list(
+        "game_id", "winner_id", "settled"
+    ):
+        deals.setdefault(game_id, []).append((winner_id, settled))
+    boards: dict[int, list[tuple[int, int, int | None]]] = {}
+    for game_id, number, board, winner_id in Hand.objects.filter(game_id__in=ids).values_list(
+        "game_id", "number", "board", "winner_id"
+    ):
+        boards.setdefault(game_id, []).append((number, board, winner_id))
+    partners: dict[int, PartnerRow] = {}
+    sides: dict[frozenset[int], SideRow] = {}
+    for game in games:
+        seats = (game.player_one, game.player_two, game.player_three, game.player_four)
+        index = next(i for i, seat in enumerate(seats) if seat.pk == pid)
+        partner, first = seats[(index + 2) % 4], seats[index % 2]  # side one: seats 0 & 2; side two: 1 & 3
+        others = (seats[(index + 1) % 4], seats[(index + 3) % 4])
+        partner_row = partners.setdefault(partner.pk, PartnerRow(partner.pk, partner.name))
+        partner_row.games += 1
+        for winner_id, settled in deals.get(game.pk, []):
+            if settled:
+                stats.deals += 1
+                partner_row.deals += 1
+                if winner_id == first.pk:
+                    stats.deals_won += 1
+                    partner_row.deals_won += 1
+        pairs = {}
+        for number, board, winner_id in boards.get(game.pk, []):
+            if number not in pairs:
+                pairs[number] = board_pairs(game.rule_set, game.player_ids, number)
+            if pid in pairs[number][board - 1]:
+                stats.boards += 1
+                stats.boards_won += winner_id == pid
+        if game.over:
+            stats.finished += 1
+            won = game.winner_id == first.pk
+            stats.wins += won
+            partner_row.wins += won
+            side = sides.setdefault(
+                frozenset(other.pk for other in others),
+                SideRow((others[0].pk, others[1].pk), f"{others[0].name} & {others[1].name}"),
+            )
+            side.played += 1
+            side.won += won
+            side.lost += not won
+    stats.partners = sorted(partners.values(), key=lambda row: (-row.games, row.partner.lower()))
+    stats.sides = sorted(sides.values(), key=lambda row: (-row.played, row.name.lower()))
+    return stats
 
 
 # --- ratings -----------------------------------------------------------------------------------------

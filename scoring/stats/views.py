@@ -20,12 +20,12 @@ from scoring import permissions
 from scoring.engine.charts import Series, line_chart
 from scoring.league.standings import season_standings
 from scoring.models import Game
-from scoring.selectors import game_list
+from scoring.selectors import game_list, plays_q
 from scoring.stats import exports
 from scoring.stats.history import HandFilterForm, hand_history, page_of
 from scoring.stats.selectors import (
     game_progress,
-    games_of,
+    partnership_stats,
     player_ratings,
     player_stats,
     recent_games,
@@ -59,6 +59,7 @@ def profile(request, pk: int):
             "stats": stats,
             "ratings": charts,
             "recent": recent_games(player, viewer=request.user),
+            "partnership": partnership_stats(player, viewer=request.user),
         },
     )
 
@@ -95,8 +96,11 @@ def club_history(request, slug: str):
 
 
 def game_progress_view(request, pk: int):
-    game = get_object_or_404(
-        visible_games(request.user).select_related("player_one", "player_two", "season", "season__club"), pk=pk
+    game = get_object_or_404(  # a partnership game's progress is its sheet's deals (no chart of two players)
+        visible_games(request.user)
+        .filter(player_three__isnull=True)
+        .select_related("player_one", "player_two", "season", "season__club"),
+        pk=pk,
     )
     names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
     charts = []
@@ -166,7 +170,7 @@ def club_games_json(request, slug: str):
 
 def player_games_json(request, pk: int):
     player = get_object_or_404(Player, pk=pk)
-    games = visible_games(request.user).filter(games_of(player.pk))
+    games = visible_games(request.user).filter(plays_q(player.pk))  # partnership games too
     return _json(exports.game_records_json(games), f"{slugify(player.name)}-games.json")
 
 
