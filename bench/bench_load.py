@@ -1,6 +1,7 @@
 """A club night through the API: 10 tables x 3 phones recording hands at once, against a real server.
 
-Figures, not pass/fail. Targets (issue 15): an API hand POST in-process p50 < 15 ms on
+Figures, not pass/fail. Beside the in-process hand POST, a partnership game's board POST (issue 41: about
+what a hand of two costs), wall and CPU. Targets (issue 15): an API hand POST in-process p50 < 15 ms on
 PostgreSQL; the server (uvicorn, 2 workers) >= 100 hands/s with p95 < 300 ms; nothing
 acknowledged lost, nothing doubled. Beside the in-process hand POST, the framework's floor in the
 same run (a bare Django POST and a bare DRF POST) and the ratio: how far the hot path is from it.
@@ -126,23 +127,59 @@ def in_process(samples: int = 150, long_games: bool = False) -> None:
     one, two = Player.objects.create(name="In one", user=user), Player.objects.create(name="In two")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user).key}")
-    times, game, rng = [], None, None if long_games else random.Random(99)
+    times, cpu, game, rng = [], [], None, None if long_games else random.Random(99)
     for number in range(samples):
         if game is None or (long_games and number % 40 == 0):
             game, hand = services.game_create(player_one=one, player_two=two, first_dealer=two, created_by=user), 0
         hand += 1
         body = hand_body(rng, hand, [two.pk, one.pk])
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.thread_time()
         response = client.post(f"/api/games/{game.pk}/hands/", body, format="json", HTTP_IDEMPOTENCY_KEY=f"k{number}")
         times.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.thread_time() - started_cpu) * 1000)
         assert response.status_code == 201, (response.status_code, response.headers, response.content)
         if response.json()["game"]["over"]:
             game = None
-    times = times[10:]  # warm-up
+    times, cpu = times[10:], cpu[10:]  # warm-up
     kind = "long" if long_games else "club-night"
-    print(f"in-process API hand POST (PostgreSQL, {kind} games): p50 {statistics.median(times):.1f} ms, "
-          f"p95 {percentile(times, 0.95):.1f} ms over {len(times)} hands")  # fmt: skip
+    hand_p50, hand_cpu = statistics.median(times), statistics.median(cpu)
+    print(f"in-process API hand POST (PostgreSQL, {kind} games): p50 {hand_p50:.1f} ms, "
+          f"p95 {percentile(times, 0.95):.1f} ms, CPU p50 {hand_cpu:.2f} ms over {len(times)} hands")  # fmt: skip
+    board_times, board_cpu = partnership_in_process(client, user, samples, rng)
+    board_p50, board_cpu_p50 = statistics.median(board_times), statistics.median(board_cpu)
+    print(f"in-process API board POST (PostgreSQL, partnership games): p50 {board_p50:.1f} ms, "
+          f"p95 {percentile(board_times, 0.95):.1f} ms, CPU p50 {board_cpu_p50:.2f} ms over {len(board_times)} "
+          f"boards; board / hand of two: wall {board_p50 / hand_p50:.2f}x, "
+          f"CPU {board_cpu_p50 / hand_cpu:.2f}x")  # fmt: skip
     floor(client, statistics.median(times), samples)
+
+
+def partnership_in_process(client, user, samples: int, rng: random.Random | None) -> tuple[list[float], list[float]]:
+    """Wall and CPU ms of API board POSTs of partnership games (issue 41), in this process: each deal's two
+    boards drawn as a club night's hands between each board's two players, a new game when one ends."""
+    from players.models import Player
+    from scoring import services
+    from scoring.engine.partnership import board_pairs
+
+    four = [Player.objects.create(name=f"Partner {seat}") for seat in "ABCD"]
+    times, cpu, game = [], [], None
+    for number in range(samples):
+        if game is None:
+            game, deal, board = services.game_create(
+                player_one=four[0], player_two=four[1], player_three=four[2], player_four=four[3],
+                first_dealer=four[1], rules={"preset": "partnership"}, created_by=user,
+            ), 1, 1  # fmt: skip
+        pair = board_pairs(game.rule_set, game.player_ids, deal)[board - 1]
+        body = {**hand_body(rng, deal, list(pair)), "board": board}
+        started, started_cpu = time.perf_counter(), time.thread_time()
+        response = client.post(f"/api/games/{game.pk}/hands/", body, format="json", HTTP_IDEMPOTENCY_KEY=f"b{number}")
+        times.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.thread_time() - started_cpu) * 1000)
+        assert response.status_code == 201, (response.status_code, response.content)
+        deal, board = (deal, 2) if board == 1 else (deal + 1, 1)
+        if response.json()["game"]["over"]:
+            game = None
+    return times[10:], cpu[10:]
 
 
 def floor(client, hand_p50: float, samples: int) -> None:

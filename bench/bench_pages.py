@@ -10,6 +10,8 @@ django.test.Client (in-process: the server's own time, no network):
 * the htmx POST that records a hand (the sheet partial it returns); each
   recorded hand is undone afterwards, outside the timing,
 * the htmx preview POST,
+* an API POST of a hand on that sitting and of a board on a partnership game of as many boards
+  (issue 41: a board should cost about what a hand of two costs), each undone afterwards,
 * the games list, the new-game page and the "Needs you" badge (/todo/count/),
 
 and prints p50/p95, the bytes and the CPU time (p50) of each response (static files excluded:
@@ -41,6 +43,53 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+def draw_facts(rng: random.Random, pair) -> dict:
+    """A varied hand between the two players of ``pair``: dead, gin or a knock near the defender's count."""
+    by = rng.choice(pair)
+    kind = rng.random()
+    if kind < 0.1:
+        return {"ending": "dead"}
+    if kind < 0.2:
+        return {"ending": "gin", "by": by, "defender_deadwood": rng.randint(0, 12)}
+    knocker = rng.randint(1, 10)
+    defender = max(knocker + rng.choice((-2, 1, 2, 3, 4)), 0)
+    return {"ending": "knock", "by": by, "knocker_deadwood": knocker, "defender_deadwood": defender}
+
+
+def build_partnership(user, boards: int):
+    """A partnership game (issue 41) of ``boards`` varied boards (two a deal), still open at the end."""
+    from players.services import player_get_or_create
+    from scoring import services
+    from scoring.engine.partnership import board_pairs
+    from scoring.services import HandRefused
+
+    players = [player_get_or_create(name=name) for name in ("Annabel", "Bartholomew", "Cordelia", "Dashiell")]
+    by_id = {player.pk: player for player in players}
+    game = services.game_create(
+        player_one=players[0],
+        player_two=players[1],
+        player_three=players[2],
+        player_four=players[3],
+        first_dealer=players[1],
+        rules={"preset": "partnership"},
+        created_by=user,
+    )
+    rng = random.Random(41)
+    while game.hand_count < boards:
+        deal, present = services.open_deal(list(game.hands.order_by("number", "board")))
+        board = 1 if 1 not in present else 2
+        pair = [by_id[pk] for pk in board_pairs(game.rule_set, game.player_ids, deal)[board - 1]]
+        try:
+            services.board_record(game=game, board=board, recorded_by=user, **draw_facts(rng, pair))
+        except HandRefused:
+            continue
+        game.refresh_from_db()
+        if game.over:  # keep the game open: take that board back and deal again
+            services.hand_remove_last(game=game)
+            game.refresh_from_db()
+    return game
+
+
 def build_sitting(hands: int):
     """A Hollywood sitting of ``hands`` varied hands that is still open at the end."""
     from django.contrib.auth import get_user_model
@@ -57,21 +106,7 @@ def build_sitting(hands: int):
     )
     rng = random.Random(60)
     while game.hand_count < hands:
-        by = rng.choice((ann, bob))
-        kind = rng.random()
-        if kind < 0.1:
-            facts = {"ending": "dead"}
-        elif kind < 0.2:
-            facts = {"ending": "gin", "by": by, "defender_deadwood": rng.randint(0, 12)}
-        else:
-            knocker = rng.randint(1, 10)
-            facts = {
-                "ending": "knock",
-                "by": by,
-                "knocker_deadwood": knocker,
-                "defender_deadwood": knocker + rng.choice((-2, 1, 2, 3, 4)),
-            }
-            facts["defender_deadwood"] = max(facts["defender_deadwood"], 0)
+        facts = draw_facts(rng, (ann, bob))
         try:
             services.hand_record(game=game, recorded_by=user, **facts)
         except HandRefused:
@@ -130,9 +165,12 @@ def main() -> None:
         sys.exit("This benchmark builds its own SQLite database; unset DATABASE_URL.")
     call_command("migrate", verbosity=0)
     user, game = build_sitting(args.hands)
+    partners = build_partnership(user, args.hands)
     closed = game.scores.filter(over=True).count()
     print(f"database: {connection.vendor} ({settings.DATABASES['default']['NAME']})")
     print(f"sitting: Hollywood, {game.hand_count} hands, {closed} of 3 games closed, open: {not game.over}")
+    print(f"partnership game: {partners.hand_count} boards ({partners.hand_count // 2} deals), "
+          f"open: {not partners.over}")  # fmt: skip
 
     client = Client()
     client.force_login(user)
@@ -162,6 +200,19 @@ def main() -> None:
     def undo_last():
         services.hand_remove_last(game=game)
 
+    def undo_board():
+        services.hand_remove_last(game=partners)
+
+    api_hands = f"/api/games/{game.pk}/hands/"
+    api_boards = f"/api/games/{partners.pk}/hands/"
+    # The next board (board 1 of the next deal: the game holds whole deals) between its board's two players.
+    next_deal = partners.hand_count // 2 + 1
+    from scoring.engine.partnership import board_pairs
+
+    board_one = board_pairs(partners.rule_set, partners.player_ids, next_deal)[0]
+    board = {"board": 1, "number": next_deal, "ending": "knock", "by": board_one[0], "knocker_deadwood": 3,
+             "defender_deadwood": 5}  # fmt: skip
+
     CPU = {}  # call -> CPU ms of each timed request (this thread's: the in-process server's work)
     results = {
         "scoresheet page (GET)": timed(lambda: client.get(sheet_url)),
@@ -172,6 +223,15 @@ def main() -> None:
             undo=undo_last,
         ),
         "preview (htmx POST)": timed(lambda: client.post(preview_url, hand, HTTP_HX_REQUEST="true")),
+        # Issue 41: a partnership board costs about what a hand of two costs, through the same API POST.
+        "record hand (API POST, 60-hand sitting)": timed(
+            lambda: client.post(api_hands, {**hand, "number": args.hands + 1}, content_type="application/json"),
+            undo=undo_last,
+            status=201,
+        ),
+        "record board (API POST, partnership)": timed(
+            lambda: client.post(api_boards, board, content_type="application/json"), undo=undo_board, status=201
+        ),
         "games list (GET /)": timed(lambda: client.get(reverse("home"))),
         "new game page (GET)": timed(lambda: client.get(reverse("game_new"))),
         # Every signed-in page's "Needs you" badge, fetched again on every change in the viewer's clubs.
@@ -218,6 +278,11 @@ def main() -> None:
             f"  {name:40} {ratio:5.1f}x the bare view (CPU {cpu_ratio:5.1f}x; target <= {target}x)"
             f"{'' if max(ratio, cpu_ratio) <= target else '  OVER'}"
         )
+    hand_api, board_api = "record hand (API POST, 60-hand sitting)", "record board (API POST, partnership)"
+    print(
+        f"partnership board / hand of two (API POST, p50): wall {p50[board_api] / p50[hand_api]:.2f}x, "
+        f"CPU {cpu_p50[board_api] / cpu_p50[hand_api]:.2f}x ({cpu_p50[board_api]:.2f} v {cpu_p50[hand_api]:.2f} ms)"
+    )
     print(f"({args.requests} timed requests each, django.test.Client in-process; static files not counted)")
 
 

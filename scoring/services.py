@@ -334,10 +334,16 @@ def game_recompute(
 
 def _deals_write(game: Game, result: PartnershipResult, names: dict[int, str], *, report: bool) -> list[Change]:
     """Rewrite a partnership game's Deal rows from the engine's deals (only those that moved); return
-    the settled deals whose outcome a correction changed (with ``report``)."""
-    existing = {deal.number: deal for deal in Deal.objects.filter(game_id=game.pk)}
+    the settled deals whose outcome a correction changed (with ``report``). ``report=False`` (a board
+    appended: only the last deal can move) writes that deal without reading the others. Afterwards
+    ``game.deals.all()`` answers without a query, as a prefetch would."""
+    if report:
+        existing = {deal.number: deal for deal in Deal.objects.filter(game_id=game.pk)}
+        moved = result.deals
+    else:
+        existing, moved = {}, result.deals[-1:]
     changes, changed = [], []
-    for derived in result.deals:
+    for derived in moved:
         deal = existing.pop(derived.number, None) or Deal(game_id=game.pk, number=derived.number)
         before = (deal.dealer_id, deal.winner_id, deal.points, deal.settled) if deal.pk else None
         after = (derived.dealer[0], _first_seated(derived.winner), derived.points, derived.settled)
@@ -358,6 +364,20 @@ def _deals_write(game: Game, result: PartnershipResult, names: dict[int, str], *
         )
     if existing:  # deals no board is in any more (a deal's last board removed)
         Deal.objects.filter(game_id=game.pk, number__in=list(existing)).delete()
+    loaded = game.deals.all()
+    loaded._result_cache = [
+        Deal(
+            game_id=game.pk,
+            number=deal.number,
+            dealer_id=deal.dealer[0],
+            winner_id=_first_seated(deal.winner),
+            points=deal.points,
+            settled=deal.settled,
+        )
+        for deal in result.deals
+    ]
+    loaded._prefetch_done = True
+    game.__dict__.setdefault("_prefetched_objects_cache", {})["deals"] = loaded
     return changes
 
 

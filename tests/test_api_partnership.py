@@ -3,6 +3,8 @@ remove one, each deal's result in the game, refusals naming the deal, the board 
 write, and the record out and back in."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from scoring.models import Game, Hand
 from tests.factories import PlayerFactory, UserFactory
@@ -190,3 +192,23 @@ def test_the_game_list_finds_a_partnership_game_by_any_of_its_players(table):
     for player in ("ann", "bob", "cat", "dan"):
         found = client.get(f"/api/games/?player={table[player].pk}").json()["results"]
         assert [game["id"] for game in found] == [game_id], player
+
+
+def test_a_board_post_runs_two_statements_more_than_a_hand_of_two(table):
+    """Issue 41's "a board costs about what a hand costs", as a count: the partners' names (the locked read
+    brings the first two players) and the deal's row are the board's only extra statements."""
+    client = client_for("cat_user", table)
+    partnership = start(client, table).json()["id"]
+    board(client, partnership, 1, table["ann"], 4, 20)
+    two = client.post(
+        "/api/games/",
+        {"player_one": table["cat"].pk, "player_two": table["dan"].pk, "first_dealer": table["dan"].pk},
+        format="json",
+    ).json()["id"]
+    knock = {"ending": "knock", "by": table["cat"].pk, "knocker_deadwood": 3, "defender_deadwood": 20}
+    client.post(f"/api/games/{two}/hands/", knock, format="json")
+    with CaptureQueriesContext(connection) as board_statements:
+        assert board(client, partnership, 2, table["cat"], 4, 20).status_code == 201
+    with CaptureQueriesContext(connection) as hand_statements:
+        assert client.post(f"/api/games/{two}/hands/", knock, format="json").status_code == 201
+    assert len(board_statements) == len(hand_statements) + 2
