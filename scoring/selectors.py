@@ -349,6 +349,19 @@ def partnership_sheet(game: Game) -> PartnershipSheet:
     )
 
 
+def hands_in_order(game: Game) -> list[Hand]:
+    """A two-player game's hands in order, every field, each holding ``game`` as its game: what a hand
+    written next is scored after. Every hand POST reads them under the game's lock; the statement is
+    built once per database (scoring/prepared.py), not compiled on each write."""
+    hands = _GAME_HANDS(game_id=game.pk)
+    for hand in hands:  # as the related manager's read sets it
+        Hand.game.field.set_cached_value(hand, game)
+    return hands
+
+
+_GAME_HANDS = Prepared(Hand, lambda game_id: Hand.objects.filter(game_id=game_id).order_by("number"), game_id=int)
+
+
 def game_for_update(*, pk: int) -> Game:
     """The game ``pk`` and its two players, its row locked until the transaction ends (Game.DoesNotExist
     if there is none). The lock serialises writers on one game on PostgreSQL; SQLite has no row locks

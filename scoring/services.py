@@ -39,7 +39,7 @@ from scoring.permissions import (
     record_owner_message,
     refuse_closed_season,
 )
-from scoring.selectors import HAND_ORDER, game_for_update, hand_facts, keep_scored
+from scoring.selectors import HAND_ORDER, game_for_update, hand_facts, hands_in_order, keep_scored
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
 CONFIRMED_NEEDS_REASON = gettext_lazy("This result was confirmed: say why you correct it (kept in the game's history).")
@@ -764,7 +764,7 @@ def hand_record(
             number = locked.hand_count + 1
             if expected_number is not None and expected_number != number:
                 raise HandConflict(field="number", hand=expected_number, message=_not_next(expected_number, number))
-            hands = list(locked.hands.order_by("number"))
+            hands = hands_in_order(locked)
             number = len(hands) + 1
             values = _clean_facts(
                 locked,
