@@ -7,9 +7,14 @@ reads as the server's, in the player's language.
   the note of a version kept after two phones recorded one hand.
 - Hollywood offline: a closed game's badge is the online sheet's one word ("closed", "abgeschlossen"),
   and each game's breakdown has one row per part of the score, as online.
+- A page not kept for offline use is named by the link's words, lists the games kept, and keeps the
+  signed-in player's navigation even though the worker's copy of it was made signed out.
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -123,3 +128,70 @@ def test_a_page_not_kept_is_named_by_its_title_and_lists_only_what_was_kept(new_
     expect(section.locator(".kept-some")).to_be_visible()
     expect(section.locator("#kept-games")).to_contain_text("Ann v Bob")
     expect(section.locator(".kept-none")).to_be_hidden()
+
+
+# The words the not-kept screen is read by, in each language the test runs in (the site's own catalogs).
+NOT_KEPT_WORDS = {
+    "en": {
+        "locale": "en-GB",
+        "players": "Players",
+        "account": "Account",
+        "sign_out": "Sign out",
+        "sign_in": "Sign in",
+        "not_opened": "\u201cPlayers\u201d was not opened on this phone",
+        "game": "Ann v Bob",
+    },
+    "de": {
+        "locale": "de-DE",
+        "players": "Spieler",
+        "account": "Konto",
+        "sign_out": "Abmelden",
+        "sign_in": "Anmelden",
+        "not_opened": "\u201eSpieler\u201c wurde auf diesem Handy nicht ge\u00f6ffnet",
+        "game": "Ann gegen Bob",
+    },
+}
+SHOTS = Path("/tmp/shots37c")
+
+
+@pytest.mark.parametrize("language", list(NOT_KEPT_WORDS))
+def test_a_page_not_kept_keeps_the_signed_in_navigation(new_page, live_server, language):
+    """The worker keeps its copy of the waiting page when it is installed, on the phone's first visit: signed
+    out. Offline, a page never opened is answered with that copy; it must still read as the signed-in
+    player's: their navigation (Account, Sign out; never "Sign in"), no "sign in to send" over their own
+    hand, the games this phone keeps, and the page named by the words of the link followed."""
+    words = NOT_KEPT_WORDS[language]
+    game, ann, bob = ann_v_bob()
+    page = new_page(viewport=PHONE_390, locale=words["locale"])
+    base = live_server.url
+    page.goto(f"{base}/")  # the first visit, signed out: the worker is installed with its app shell
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    nav = page.locator("header.site nav.site-nav")
+    expect(nav.get_by_role("link", name=words["sign_in"], exact=True)).to_be_visible()
+
+    sign_in(page, base, "ann")
+    page.goto(f"{base}/")
+    expect(nav.get_by_role("button", name=words["sign_out"])).to_be_visible()
+    open_sheet(page, base, game)
+    page.context.set_offline(True)
+    # A hand scored without a network: Ann's, waiting to be sent as Ann.
+    page.locator("#record label.pick", has=page.locator("input[name=ending][value=gin]")).click()
+    page.locator("#record label.pick", has=page.locator(f"input[name=by][value='{ann.pk}']")).click()
+    page.locator("#record input[name=defender_deadwood]").fill("12")
+    page.locator("#record .buttons button[name=action][value=save]").click()
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(1)
+
+    nav.get_by_role("link", name=words["players"], exact=True).click()
+    section = page.locator("#not-kept")
+    expect(section).to_be_visible()
+    expect(nav.get_by_role("button", name=words["sign_out"])).to_be_visible()
+    expect(nav.get_by_role("link", name=words["account"], exact=True)).to_be_visible()
+    expect(nav.get_by_role("link", name=words["sign_in"], exact=True)).to_have_count(0)
+    expect(page.locator("main")).not_to_contain_text(re.compile(r"\bann\b"))  # never "Sign in as ann to send this hand"
+    expect(page.locator("#waiting-list .unsent-mark")).to_have_count(1)
+    expect(section).to_contain_text(words["not_opened"])
+    expect(section).not_to_contain_text("/players/")
+    expect(section.locator("#kept-games")).to_contain_text(words["game"])
+    expect(section.locator(".kept-none")).to_be_hidden()
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"not-kept-{language}.png"), full_page=True)

@@ -1,25 +1,56 @@
 /* Scoring without a network: what every part of the offline app shares (issue 14, split by concern in issue 37).
- * The page's settings (read from the <script type="module"> tag that loads main.js), the words for people
+ * The page's settings (read from the <script type="module"> tag that loads main.js), who is signed in (the
+ * phone's last word, with the header's navigation, believed over a kept copy's), the words for people
  * (Django's JavaScript catalog, loaded before: gettext, ngettext, interpolate), the network (api: the JSON
  * API with the CSRF token, `shared.netDown` when a request got no answer), a hand's facts in words, and el(). */
 // The page's settings, on the tag that loads main.js (a module has no document.currentScript).
 var script = document.querySelector("script[data-offline-app]");
+var WAITING = (script && script.getAttribute("data-waiting")) || "/waiting/";
+// Who this page was drawn for ("" nobody), as the server drew it.
+export var PAGE_USER = (script && script.getAttribute("data-user")) || "";
+// A page this phone kept, shown without a network, or the waiting page the service worker answers with for a
+// page it never kept: not the server's answer of now, so what it says of who is signed in may be out of date
+// (the worker keeps its copy of the waiting page when it is installed, often before signing in).
+var USER_KEY = "ginleague-user";  // set before CONF below reads them
+var NAV_KEY = "ginleague-nav";
+export var KEPT_COPY = navigator.onLine === false || Boolean(document.getElementById("not-kept") && location.pathname !== WAITING);
 export var CONF = {
   engine: (script && script.getAttribute("data-engine")) || "/static/js/engine.js",
   sw: (script && script.getAttribute("data-sw")) || "/sw.js",
-  waiting: (script && script.getAttribute("data-waiting")) || "/waiting/",
+  waiting: WAITING,
   user: signedIn()  // who is signed in on this page ("" nobody)
 };
-// Who is signed in: the page says so when it came from the network. A page the phone kept (served without a
-// network) may be a copy from before signing in: then the account this phone last saw signed in, which
-// signing out forgets (kept.js forgetThisPhone), so the player is never asked to sign in to send their own hands.
+// Who is signed in: a page from the network says so, and the phone keeps it with the header's navigation as
+// that page drew it. A kept copy says what was true when it was kept: the phone's last word is believed
+// instead (signing out forgets it, kept.js forgetThisPhone), so the player is never asked to sign in to send
+// their own hands, and sheet.js draws that account's navigation over the copy's.
 function signedIn() {
-  var user = (script && script.getAttribute("data-user")) || "";
+  var user = PAGE_USER;
   try {
-    if (navigator.onLine !== false) { localStorage.setItem("ginleague-user", user); }
-    else if (!user) { user = localStorage.getItem("ginleague-user") || ""; }
+    if (!KEPT_COPY) {
+      localStorage.setItem(USER_KEY, user);
+      localStorage.setItem(NAV_KEY, JSON.stringify({ user: user, items: navItems() }));
+    } else if (localStorage.getItem(USER_KEY) !== null) {
+      user = localStorage.getItem(USER_KEY);
+    }
   } catch (error) { /* storage switched off: the page's word only */ }
   return user;
+}
+// The header's navigation as this page draws it: its links ({href, text, cls}) and the sign-out form
+// ({action, text, cls, button}); a link's own words only (the "Needs you" count is filled in later).
+function navItems() {
+  var nav = document.querySelector("header.site nav.site-nav");
+  return nav ? Array.prototype.map.call(nav.children, function (item) {
+    var words = Array.prototype.filter.call(item.childNodes, function (node) { return node.nodeType === 3; })
+      .map(function (node) { return node.textContent; }).join("").trim();
+    if (item.tagName === "A") { return { href: item.getAttribute("href"), text: words, cls: item.className }; }
+    var button = item.tagName === "FORM" ? item.querySelector("button") : null;
+    return button ? { action: item.getAttribute("action"), text: button.textContent.trim(), cls: item.className, button: button.className } : null;
+  }).filter(Boolean) : [];
+}
+// The navigation the phone last saw from the network ({user, items}), or null.
+export function keptNav() {
+  try { return JSON.parse(localStorage.getItem(NAV_KEY) || "null"); } catch (error) { return null; }
 }
 export var SHEET_PATH = /^\/games\/(\d+)\/$/;
 // Words for people come from Django's JavaScript catalog (loaded before this script): gettext, ngettext, interpolate.

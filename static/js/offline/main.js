@@ -13,7 +13,7 @@ import { CONF, isLocal, offline, shared, sheetGameId } from "./common.js";
 import { getGame, keepSheet } from "./kept.js";
 import { engineWhenIdle } from "./scorer.js";
 import { dropOp, formFacts, queue, refusal, startOffline } from "./queue.js";
-import { badge, drawLocalSheet, drawNotKept, drawSheet, drawWaiting, openEdit, refresh, say } from "./sheet.js";
+import { badge, drawKeptNav, drawLocalSheet, drawNotKept, drawSheet, drawWaiting, openEdit, refresh, say } from "./sheet.js";
 import { resolveConflict, signOut, sync } from "./sync.js";
 
 // Submits on the sheet while offline: handled here, before htmx sees them.
@@ -141,6 +141,7 @@ function waitingKeptAs() {
 
 function start() {
   var ready = [];
+  drawKeptNav();
   watchSheet();
   if ("serviceWorker" in navigator && window.isSecureContext) {
     // A page the worker served is kept by the worker already (network first): only a page loaded

@@ -2,7 +2,7 @@
  * phone's hands scored by the offline scorer, in the server's words (#hand-words, #rule-words); the
  * offline correction form and its preview; the badge, the "not yet sent" line, the waiting page and the
  * "not kept for offline use" page. */
-import { CONF, ENDING_WORDS, RESULT_WORDS, csrfToken, el, factWords, isLocal, names, offline, refName, refusalText, sheetGameId, signInNeeded, signInWords, tr } from "./common.js";
+import { CONF, ENDING_WORDS, KEPT_COPY, PAGE_USER, RESULT_WORDS, csrfToken, el, factWords, isLocal, keptNav, names, offline, refName, refusalText, sheetGameId, signInNeeded, signInWords, tr } from "./common.js";
 import { getGame, pageCopy, tx, versionOf } from "./kept.js";
 import { engine, score, whenIdle } from "./scorer.js";
 import { allOps, formFacts, localHands, opsOf } from "./queue.js";
@@ -613,6 +613,25 @@ export function drawWaiting() {
         ]));
       });
     });
+  });
+}
+
+// A kept copy drawn for another account, or for nobody (the worker's copy of the waiting page is made when it
+// is installed, often before signing in): the header's navigation is drawn again as the network last showed it
+// to this phone (common.js keeps it), so a signed-in player keeps their own links and "Sign out", never "Sign in".
+export function drawKeptNav() {
+  var kept = KEPT_COPY ? keptNav() : null;
+  var nav = document.querySelector("header.site nav.site-nav");
+  if (!kept || !nav || kept.user === PAGE_USER || !kept.items || !kept.items.length) { return; }
+  nav.textContent = "";
+  kept.items.forEach(function (item) {
+    if (item.href) {
+      nav.appendChild(el("a", item.cls ? { href: item.href, "class": item.cls, text: item.text } : { href: item.href, text: item.text }));
+    } else if (item.action) {  // signing out: main.js sends what waits first, and says it needs the network
+      nav.appendChild(el("form", { "class": item.cls, method: "post", action: item.action }, [
+        el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: csrfToken() }),
+        el("button", { type: "submit", "class": item.button || "", text: item.text })]));
+    }
   });
 }
 
