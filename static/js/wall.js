@@ -9,6 +9,9 @@
  *   id, or the whole answer is the part's content with data-live-inner) and data-version (the version it
  *   shows: a part already at the stream's version is not fetched again). The stream sends "ready" (JSON:
  *   each part's version) and then one event per changed part.
+ * - No screen stays behind: a part that says its version and was drawn older than the stream's newest is
+ *   looked at again until it shows it; a fetch with no answer in PART_WAIT is given up and asked again (it
+ *   used to leave its page busy for good); a refused one is asked again later and later.
  * - The scoresheet (#sheet) keeps a hand form being typed in: everything around it is redrawn, the form
  *   stays as typed; if its hand number was taken meanwhile the form says so and offers the next number.
  * - A page with live parts beyond the header's "Needs you" count says quietly in the header (#live-status)
@@ -30,7 +33,11 @@
   var retryTimer = null;
   var opened = false;
   var busy = {};   // url -> true while fetched
+  var failed = {}; // url -> how many fetches of it in a row got no good answer (each waits longer before the next)
   var latest = {}; // part name -> the newest version the stream told (none for parts without one)
+  // A part's fetch that has no answer this long is given up and asked again: an answer that never comes
+  // (a request stuck in a busy server or a stalled connection) must not keep the page behind for good.
+  var PART_WAIT = 10000;
 
   function setStatus(text, live) {
     if (!status) return;
@@ -196,9 +203,10 @@
   }
 
   // ---- fetching parts ---------------------------------------------------------------------------------
+  // Draw ``part`` from a page's answer; false when it stays as it is (gone, not in the answer, or held on the phone).
   function put(part, html) {
     var element = part.element;
-    if (!document.body.contains(element)) { return; }
+    if (!document.body.contains(element)) { return false; }
     var added;
     if (element.hasAttribute("data-live-inner")) {
       element.innerHTML = html;
@@ -207,9 +215,9 @@
       var template = document.createElement("template");
       template.innerHTML = html;
       var fresh = template.content.getElementById(element.id);
-      if (!fresh) { return; }
+      if (!fresh) { return false; }
       if (element.id === "sheet") {
-        if (heldOnPhone(element)) { return; }
+        if (heldOnPhone(element)) { return false; }
         added = mergeSheet(element, fresh);
       } else {
         element.replaceWith(fresh);
@@ -218,6 +226,7 @@
     }
     if (window.htmx) { added.forEach(function (node) { window.htmx.process(node); }); }
     document.dispatchEvent(new Event("live:drawn"));
+    return true;
   }
 
   // Parts to fetch are gathered for a moment (a change often names several parts, or comes with
@@ -244,7 +253,7 @@
 
   // Look again later at the parts ``group`` named: whatever is still behind the stream's newest
   // version then (found again by id: a save's answer may have replaced an element) is fetched.
-  function later(group) {
+  function later(group, delay) {
     var ids = group.map(function (part) { return part.element.id; });
     window.setTimeout(function () {
       var names = {};
@@ -252,7 +261,7 @@
       refresh(Object.keys(names).reduce(function (all, name) {
         return all.concat(stale(name, latest[name]).filter(function (part) { return ids.indexOf(part.element.id) >= 0; }));
       }, []));
-    }, 300);
+    }, delay || 300);
   }
 
   function fetchParts(url, group) {
@@ -262,35 +271,44 @@
     }
     busy[url] = true;
     var asked = group.map(function (part) { return part.element; });
-    fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
+    var controller = window.AbortController ? new AbortController() : null;
+    var clock = controller ? window.setTimeout(function () { controller.abort(); }, PART_WAIT) : null;
+    fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" }, signal: controller ? controller.signal : undefined })
       .then(function (response) {
-        if (!response.ok) throw new Error("part answered " + response.status);
-        return response.text();
+        // Read whole even when refused: a body left unread holds its connection.
+        return response.text().then(function (html) {
+          if (!response.ok) throw new Error("part answered " + response.status);
+          return html;
+        });
       })
       .then(function (html) {
+        failed[url] = 0;
         // Only parts still on the page as they were when asked for: one replaced meanwhile (the answer to
         // a save on this phone) is as new as this answer or newer, and stays.
-        parts().forEach(function (part) { if (asked.indexOf(part.element) >= 0) put(part, html); });
-        // A wall screen's board drawn before the newest change its stream told of (read a moment too early,
-        // or that change came while this answer travelled): look again, until it shows the newest. (The
-        // board's version is the stream's; other pages' parts may follow topics of other versions.)
-        var behind = !wall ? [] : parts().filter(function (part) {
+        var drawn = parts().filter(function (part) { return asked.indexOf(part.element) >= 0 && put(part, html); });
+        // A part drawn before the newest change its stream told of (read a moment too early, or that change
+        // came while this answer travelled): look again, until it shows the newest. Only parts that say their
+        // version (a wall's board, a scoresheet) can tell; the others were fetched again at each change.
+        var behind = parts().filter(function (part) {
           var shown = part.element.getAttribute("data-version");
-          return group.some(function (asked) { return asked.element.id === part.element.id; }) && shown !== null &&
+          return shown !== null && drawn.some(function (done) { return done.element.id === part.element.id; }) &&
             part.names.some(function (name) { return latest[name] !== undefined && latest[name] !== shown; });
         });
         if (behind.length) { later(behind); }
         setStatus(interpolate(gettext("Live · updated %(time)s"), { time: new Date().toLocaleTimeString() }, true), true);
       })
       .catch(function () {
-        // Try again while the stream is up; once it is down (the server stopped or restarts), its next
-        // "ready" brings every part up to date instead.
+        // Try again while the stream is up, waiting longer after each answer that did not come (a page that
+        // is gone is not asked for three times a second); once the stream is down (the server stopped or
+        // restarts), its next "ready" brings every part up to date instead.
         if (source && source.readyState === EventSource.OPEN) {
           setStatus(gettext("Could not update: retrying"), false);
-          later(group);
+          failed[url] = (failed[url] || 0) + 1;
+          later(group, Math.min(300 * Math.pow(2, failed[url] - 1), PART_WAIT));
         }
       })
       .finally(function () {
+        window.clearTimeout(clock);
         busy[url] = false;
       });
   }

@@ -4,6 +4,7 @@ and a private club's stream refused to an outsider. Served by uvicorn (the strea
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 from playwright.sync_api import expect
@@ -12,8 +13,8 @@ from scoring import services
 from scoring.models import Game
 from tests.browser.conftest import sign_in
 from tests.browser.test_kitchen import enter_hand, save_hand
-from tests.browser.test_wall import WITHIN, asgi_server, club_night  # noqa: F401 (asgi_server: a fixture)
-from tests.factories import UserFactory
+from tests.browser.test_wall import HOLDS, WITHIN, asgi_server, club_night  # noqa: F401 (asgi_server: a fixture)
+from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.league_setup import play
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -161,3 +162,38 @@ def test_a_private_clubs_scoresheet_stream_is_refused_to_an_outsider(new_page, a
     assert stream_opens(pat, f"/live/?game={game.pk}") is True
     for page in (otto, pat):
         page.goto("about:blank")
+
+
+def test_a_part_whose_answer_never_comes_is_asked_again(new_page, asgi_server):  # noqa: F811
+    """No screen stays behind (#39), even when the server never answers one of its fetches: the scoresheet's
+    first fetch after a change is held in the server far longer than a page waits (a request stuck in a busy
+    server, a stalled connection); the page gives it up, asks again, and ends on the newest sheet, the second
+    change included. Before, the unanswered fetch marked the page busy for good (every later look found it
+    busy) and the phone stayed behind until the answer came."""
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann", user=user), PlayerFactory(name="Bob")
+    game = make_game(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
+    page = phone(new_page, asgi_server, "ann", f"/games/{game.pk}/")
+    expect(page.locator("html[data-offline-ready='1']")).to_have_count(1)
+    release, held = threading.Event(), []
+
+    def first_part_fetch_never_answered(scope):
+        # A live part's fetch (static/js/wall.js asks for text/html alone; a page load, a worker's copy ask for more).
+        if scope["path"] == f"/games/{game.pk}/" and dict(scope["headers"]).get(b"accept") == b"text/html" and not held:
+            held.append(scope["path"])
+            release.wait(120)
+
+    HOLDS.append(first_part_fetch_never_answered)
+    try:
+        services.hand_record(game=game.pk, ending="gin", by=ann.pk, defender_deadwood=10, recorded_by=user)
+        services.hand_record(
+            game=game.pk, ending="knock", by=bob.pk, knocker_deadwood=3, defender_deadwood=20, recorded_by=user
+        )
+        # Long before the held answer would come (it never does while the test runs).
+        expect(page.locator("table.hands tbody tr td.pts")).to_have_count(2, timeout=40_000)
+        assert held  # the page did ask, and got no answer
+        expect(page.locator("#record h2")).to_have_text("Hand 3")
+    finally:
+        release.set()
+        HOLDS.remove(first_part_fetch_never_answered)
+        page.goto("about:blank")  # the browser ends its event stream before the server stops

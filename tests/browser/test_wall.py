@@ -38,6 +38,10 @@ from tests.factories import UserFactory
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
 WITHIN = 2000  # ms: the wall must show a saved hand this soon, without reloading
+# Requests the in-process ASGI server holds back before answering (a test appends a function of the
+# request's ASGI scope that waits when that request is the one it wants slow, e.g. a part's answer that
+# does not come), so a test can put a page through a busy server's timing on purpose.
+HOLDS: list = []
 
 
 def free_port() -> int:
@@ -73,6 +77,8 @@ def asgi_server(transactional_db, _one_request_at_a_time_on_sqlite):
 
     class Handler(OneThreadASGIHandler):
         def respond(self, scope, body_file):
+            for hold in list(HOLDS):
+                hold(scope)
             with serving or contextlib.nullcontext():
                 return super().respond(scope, body_file)
 
