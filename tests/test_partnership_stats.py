@@ -108,3 +108,25 @@ def test_the_history_page_names_a_board(four, client):
     finished(four)
     page = client.get(reverse("stats:player_hands", args=[ann.pk])).content.decode()
     assert "Ann & Cat v Bob & Dan, board 1" in page
+
+
+def test_the_printable_sheet_shows_each_deal_s_boards_and_the_sides_running_totals(four, client):
+    ann, bob, cat, dan = four
+    game = partnership(four)
+    gin(game, 1, ann)  # Ann gin 45
+    knock(game, 2, dan, 2, 10)  # Dan knock 8: Ann & Cat by 37
+    knock(game, 2, cat, 3, 15)  # deal 2 waits for board 1
+    page = client.get(reverse("stats:game_print", args=[game.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Ann &amp; Cat v Bob &amp; Dan" in html
+    deal_one = html[html.index('data-deal="1"') : html.index('data-deal="2"')]
+    assert "Ann v Bob, Bob deals: <strong>Ann gin 45</strong>" in deal_one
+    assert "Cat v Dan, Dan deals: <strong>Dan knock 8</strong>" in deal_one
+    assert "Ann &amp; Cat by 37" in deal_one
+    deal_two = html[html.index('data-deal="2"') :]
+    assert "waiting for a board" in deal_two and "<strong>Cat knock 12</strong>" in deal_two
+    assert 'data-side="Ann &amp; Cat"' in html and ">88<" in html  # Ann & Cat still need 125 - 37
+    two = game_create(player_one=ann, player_two=bob, first_dealer=ann)
+    assert client.get(reverse("stats:game_print", args=[two.pk])).url == reverse("game", args=[two.pk])
+    assert client.get(reverse("stats:game_print", args=[99999])).status_code == 404

@@ -25,7 +25,7 @@ from django.utils.translation import trans_real
 
 from players import clubs
 from players.models import Club, Player
-from scoring import notify
+from scoring import notify, services
 from scoring.league import night
 from scoring.league import services as league
 from scoring.models import Season, SeasonFormat
@@ -216,6 +216,15 @@ def site_map():
         created_by=ann_user,
         hands=[{"ending": "gin", "by": ann.pk, "defender_deadwood": 90}],
     )
+    # A partnership game (issue 41): Ann & Cy against Bob & Dee, one deal settled and one waiting for a board.
+    cy, dee = PlayerFactory(name="Cy"), PlayerFactory(name="Dee")
+    partners = services.game_create(
+        player_one=ann, player_two=bob, player_three=cy, player_four=dee, first_dealer=bob,
+        rules={"preset": "partnership"}, created_by=ann_user,
+    )  # fmt: skip
+    for board, by in ((1, ann), (2, dee), (2, cy)):
+        services.board_record(game=partners, board=board, ending="knock", by=by, knocker_deadwood=3,
+                              defender_deadwood=15)  # fmt: skip
 
     # The league: an open season with a result to confirm, a round robin, a Swiss night, a cup.
     open_season = league.season_create(
@@ -264,6 +273,7 @@ def site_map():
         ("player", anonymous, reverse("stats:player", args=[ann.pk]), 200),
         ("profile", anonymous, reverse("stats:profile", args=[ann.pk]), 200),
         ("player's hands", anonymous, reverse("stats:player_hands", args=[ann.pk]), 200),
+        ("partnership sheet, printable", anonymous, reverse("stats:game_print", args=[partners.pk]), 200),
         ("club's hands", anonymous, reverse("stats:club_hands", args=[slug]), 200),
         ("clubs", organiser, reverse("league:clubs"), 200),
         ("club", organiser, reverse("league:club", args=[slug]), 200),

@@ -20,4 +20,5 @@ urlpatterns = [
     path("players/<int:pk>/hands.csv", views.player_hands_csv, name="player_hands_csv"),
     path("players/<int:pk>/games.json", views.player_games_json, name="player_games_json"),
     path("games/<int:pk>/progress/", views.game_progress_view, name="game_progress"),
+    path("games/<int:pk>/print/", views.game_print, name="game_print"),
 ]

@@ -7,8 +7,9 @@ Private clubs' games and hands are only shown to their members.
 
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -17,10 +18,11 @@ from django.utils.translation import pgettext
 from ginleague import numbers
 from players.models import Club, Player
 from scoring import permissions
+from scoring.audit import game_names, outcome_words
 from scoring.engine.charts import Series, line_chart
 from scoring.league.standings import season_standings
 from scoring.models import Game
-from scoring.selectors import game_list, plays_q
+from scoring.selectors import game_list, partnership_game, partnership_sheet, plays_q
 from scoring.stats import exports
 from scoring.stats.history import HandFilterForm, hand_history, page_of
 from scoring.stats.selectors import (
@@ -117,6 +119,42 @@ def game_progress_view(request, pk: int):
 
 
 # --- exports -----------------------------------------------------------------------------------------
+
+
+def game_print(request, pk: int):
+    """A partnership game's sheet for paper and the club's notice board: every deal with its two boards
+    (who played whom, who dealt, what happened), the deal's result and each side's running total. A game
+    of two prints from its own scoresheet: it is sent there."""
+    try:
+        game = partnership_game(pk=pk)
+    except Game.DoesNotExist:
+        raise Http404(_("No game with this id.")) from None
+    if not permissions.can_view_game(request.user, game):  # a private club's game: as if there were none
+        raise Http404(_("No game with this id."))
+    if not game.is_partnership:
+        return redirect("game", pk=game.pk)
+    sheet = partnership_sheet(game)
+    names = game_names(game)
+    totals = {side.first.pk: 0 for side in sheet.sides}
+    rows = []
+    for deal in sheet.deals:
+        if deal.winner is not None:
+            totals[deal.winner.first.pk] += deal.points
+        boards = [
+            (
+                board,
+                outcome_words(board.hand.result, names.get(board.hand.winner_id), board.hand.points)
+                if board.hand is not None
+                else "",
+            )
+            for board in deal.boards
+        ]
+        rows.append((deal, boards, dict(totals)))
+    return render(
+        request,
+        "stats/game_print.html",
+        {"game": game, "sheet": sheet, "rows": rows, "printed_on": timezone.localdate()},
+    )
 
 
 def _csv(lines, filename: str) -> StreamingHttpResponse:
