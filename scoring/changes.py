@@ -31,8 +31,9 @@ A "topic" names what a live page follows: ``season:<id>`` or ``game:<id>``, as t
 from __future__ import annotations
 
 import datetime
+import functools
 
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.db.models import Count, Max, OuterRef, Subquery, Sum
 
 from ginleague import numbers
@@ -43,20 +44,28 @@ GAME_CHANNEL = "ginleague_games"  # game:<id>: the game changed (friendly games 
 CHANNELS = (CHANNEL, GAME_CHANNEL)
 
 
-def notify_change(*, game) -> None:
+def notify_change(*, game, save: tuple[str, ...] = ()) -> None:
     """Count a change of ``game`` (its ``change_count`` goes up by one in the caller's transaction: the
     versions of the game and its season move when it commits) and tell every live page of the game (its
     scoresheets) and of its season (walls, season pages, brackets, to-do counts), delivered when the
     caller's transaction commits.
 
+    ``save``: the fields of ``game`` to write with it (``updated_at``, when named, set to now as
+    ``save()`` sets it), in the same UPDATE as the count: the writer's ``game.save(update_fields=...)``
+    and the count were two statements on every hand POST (no signal listens to a game's save).
+
     On SQLite nothing is sent: the polling streams see the versions move.
     """
     connection = connections["default"]
+    fields = [Game._meta.get_field(name) for name in save]
+    values = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in fields]
     with connection.cursor() as cursor:
-        cursor.execute(_count_change_sql(), [game.pk])
+        cursor.execute(_count_change_sql(connection.vendor, tuple(save)), [*values, game.pk])
         counted = cursor.fetchone()
         if counted is not None:
             game.change_count = counted[0]
+        elif save:  # as save(update_fields=...) says of a row that is gone
+            raise DatabaseError("Save with update_fields did not affect any rows.")
         if connection.vendor != "postgresql":
             return
         if game.season_id is None:
@@ -68,9 +77,13 @@ def notify_change(*, game) -> None:
             )
 
 
-def _count_change_sql() -> str:
-    table = Game._meta.db_table
-    return f"UPDATE {table} SET change_count = change_count + 1 WHERE id = %s RETURNING change_count"  # noqa: S608
+@functools.cache
+def _count_change_sql(vendor: str, save: tuple[str, ...]) -> str:
+    """The UPDATE that counts a change (and writes the ``save`` fields), built once per database kind."""
+    quote = connections["default"].ops.quote_name
+    table = quote(Game._meta.db_table)
+    written = "".join(f"{quote(Game._meta.get_field(name).column)} = %s, " for name in save)
+    return f"UPDATE {table} SET {written}change_count = change_count + 1 WHERE id = %s RETURNING change_count"  # noqa: S608
 
 
 def notify_season_change(*, season_id: int) -> None:

@@ -226,6 +226,10 @@ def derived_hand_fields(derived: HandResult) -> dict[str, Any]:
     }
 
 
+# A game's own figures, rewritten by game_recompute from the engine's result.
+GAME_FIGURES = ("over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "updated_at")
+
+
 def game_recompute(
     *,
     game: Game,
@@ -322,8 +326,8 @@ def game_recompute(
         game.finished_at = timezone.now()
     elif not result.over:
         game.finished_at = None
-    game.save(update_fields=["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "updated_at"])
-    notify_change(game=game)  # wall screens hear of it when this transaction commits
+    # Written with the change's count, in one UPDATE; wall screens hear of it when this transaction commits.
+    notify_change(game=game, save=GAME_FIGURES)
     if game.season_id is not None and game.league_status == LeagueStatus.CONFIRMED:  # a counted result moved
         standing_lines_write(game=game, hands=hands)
     if just_finished and game.season_id is not None and game.league_status == "playing":
