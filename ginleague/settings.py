@@ -308,6 +308,8 @@ SECURE_CSP = {
     "manifest-src": [CSP.SELF],
 }
 
+# Django's database sessions, each read by a statement built once (ginleague/sessions.py).
+SESSION_ENGINE = "ginleague.sessions"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 X_FRAME_OPTIONS = "DENY"
