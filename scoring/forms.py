@@ -22,11 +22,12 @@ from scoring.engine.rules import (
     FIELD_LABELS,
     NEXT_DEALER_MODES,
     OKLAHOMA_ACE_MODES,
+    PARTNER_OPPONENTS_MODES,
+    PARTNERSHIP_PRESETS,
     PARTNERSHIP_RULES,
     PRESET_LABELS,
     PRESETS,
     SHUTOUT_MODES,
-    TWO_PLAYER_PRESETS,
     RuleError,
     RuleSet,
     field_label,
@@ -52,6 +53,8 @@ HAND_FIELD_LABELS = {
     "expected_number": gettext_lazy("Hand number"),
     "cards": gettext_lazy("Cards"),
     "reason": gettext_lazy("Reason for the correction"),
+    "deal": gettext_lazy("Deal"),
+    "board": gettext_lazy("Board"),
 }
 CARD_ACTIONS = ("cards_on", "cards_off", "cards")  # enter cards, type deadwood instead, work out deadwood
 # Field codes (and the engine's own name for a box) in a refusal, said as the form says them.
@@ -106,6 +109,28 @@ def _rule_field(name: str) -> forms.Field:
     return forms.IntegerField(label=label, required=False, widget=forms.TextInput(attrs={**NUMERIC, "size": 6}))
 
 
+SEATS = ("one", "two", "three", "four")  # record order: sides are the 1st & 3rd v the 2nd & 4th
+SEAT_LABELS = {
+    "one": gettext_lazy("The first player"),
+    "two": gettext_lazy("The second player"),
+    "three": gettext_lazy("The third player"),
+    "four": gettext_lazy("The fourth player"),
+}
+SEAT_MISSING = {
+    "three": gettext_lazy("Third player: partnership gin needs four players; enter a name."),
+    "four": gettext_lazy("Fourth player: partnership gin needs four players; enter a name."),
+}
+SEAT_NOT_PLAYED = {
+    "three": gettext_lazy("Third player: only partnership gin has four players; choose its rules or leave this empty."),
+    "four": gettext_lazy("Fourth player: only partnership gin has four players; choose its rules or leave this empty."),
+}
+SEAT_SAME = {
+    "two": gettext_lazy("Second player: a game needs two different players."),
+    "three": gettext_lazy("Third player: the four players must be four different people."),
+    "four": gettext_lazy("Fourth player: the four players must be four different people."),
+}
+
+
 class NewGameForm(forms.Form):
     player_one = forms.CharField(
         label=gettext_lazy("First player"),
@@ -119,6 +144,19 @@ class NewGameForm(forms.Form):
         max_length=60,
         widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
     )
+    # Partnership gin only (four players): sides are the 1st & 3rd v the 2nd & 4th (docs/rules.md).
+    player_three = forms.CharField(
+        label=gettext_lazy("Third player (partner of the first)"),
+        required=False,
+        max_length=60,
+        widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
+    )
+    player_four = forms.CharField(
+        label=gettext_lazy("Fourth player (partner of the second)"),
+        required=False,
+        max_length=60,
+        widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
+    )
     first_dealer = forms.ChoiceField(
         label=gettext_lazy("Who deals first"),
         choices=[("one", gettext_lazy("The first player")), ("two", gettext_lazy("The second player"))],
@@ -127,7 +165,7 @@ class NewGameForm(forms.Form):
     )
     preset = forms.ChoiceField(
         label=gettext_lazy("Rules"),
-        choices=[(key, gettext_lazy(PRESET_LABELS[key])) for key in TWO_PLAYER_PRESETS],
+        choices=[(key, gettext_lazy(PRESET_LABELS[key])) for key in PRESET_LABELS],
         initial="standard",
     )
     hollywood = forms.BooleanField(
@@ -135,18 +173,34 @@ class NewGameForm(forms.Form):
         required=False,
         help_text=gettext_lazy("The Hollywood preset is always played Hollywood."),
     )
+    partner_opponents = forms.ChoiceField(
+        label=gettext_lazy(FIELD_LABELS["partner_opponents"]),
+        required=False,
+        choices=[("", gettext_lazy("as the preset"))],
+        widget=forms.RadioSelect,
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Who deals first is offered by the names typed (site.js renames them while typing).
         source = self.data if self.is_bound else self.initial
-        one, two = (clean_name(str(source.get(name) or "")) for name in ("player_one", "player_two"))
-        self.fields["first_dealer"].choices = [
-            ("one", one or _("The first player")),
-            ("two", two or _("The second player")),
+        typed = {name: clean_name(str(source.get(f"player_{name}") or "")) for name in SEATS}
+        self.fields["first_dealer"].choices = [(seat, typed[seat] or SEAT_LABELS[seat]) for seat in SEATS]
+        self.fields["partner_opponents"].choices = [
+            (value, _choice_words("partner_opponents", value)) for value in PARTNER_OPPONENTS_MODES
         ]
+        self.fields["partner_opponents"].initial = PRESETS["partnership"].partner_opponents
         for name in OVERRIDE_RULES:
             self.fields[f"rule_{name}"] = _rule_field(name)
+
+    def partnership_fields(self):
+        return [self["player_three"], self["player_four"]]
+
+    @property
+    def partnership(self) -> bool:
+        """The partnership preset is chosen (asked or shown): four players, two sides."""
+        source = self.data if self.is_bound else self.initial
+        return (source.get("preset") or "") in PARTNERSHIP_PRESETS
 
     def override_fields(self):
         return [self[f"rule_{name}"] for name in OVERRIDE_RULES]
@@ -157,10 +211,27 @@ class NewGameForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        if cleaned.get("player_one") and cleaned.get("player_two"):
-            same = clean_name(cleaned["player_one"]).lower() == clean_name(cleaned["player_two"]).lower()
-            if same:
-                self.add_error("player_two", _("Second player: a game needs two different players."))
+        partnership = cleaned.get("preset") in PARTNERSHIP_PRESETS
+        seats = SEATS if partnership else SEATS[:2]
+        if partnership:
+            for seat in SEATS[2:]:
+                if not cleaned.get(f"player_{seat}"):
+                    self.add_error(f"player_{seat}", SEAT_MISSING[seat])
+        else:
+            for seat in SEATS[2:]:
+                if cleaned.get(f"player_{seat}"):
+                    self.add_error(f"player_{seat}", SEAT_NOT_PLAYED[seat])
+            if cleaned.get("first_dealer") in SEATS[2:]:
+                self.add_error("first_dealer", _("Who deals first: the first or the second player (two players)."))
+        seen: dict[str, str] = {}
+        for seat in seats:
+            name = clean_name(cleaned.get(f"player_{seat}") or "").lower()
+            if not name:
+                continue
+            if name in seen:
+                self.add_error(f"player_{seat}", SEAT_SAME[seat])
+            else:
+                seen[name] = seat
         spec: dict[str, Any] = {"preset": cleaned.get("preset") or "standard"}
         for name in OVERRIDE_RULES:
             raw = cleaned.get(f"rule_{name}")
@@ -172,10 +243,15 @@ class NewGameForm(forms.Form):
                 self.add_error(f"rule_{name}", labelled(field_label(name), error.detail or error.message))
         if cleaned.get("hollywood") and spec["preset"] != "hollywood":
             spec["hollywood"] = True
+        if partnership and cleaned.get("partner_opponents"):
+            spec["partner_opponents"] = cleaned["partner_opponents"]
         try:
             cleaned["rules"] = resolve_rules(spec)
         except RuleError as error:
-            target = f"rule_{error.field}" if f"rule_{error.field}" in self.fields else "preset"
+            if error.field == "rules" and spec.get("hollywood"):
+                target = "hollywood"
+            else:
+                target = f"rule_{error.field}" if f"rule_{error.field}" in self.fields else "preset"
             label = field_label(error.field) if error.field in FIELD_LABELS else _("Rules")
             self.add_error(target, labelled(label, error.detail or error.message))
         return cleaned
@@ -190,6 +266,12 @@ def new_game_initial(game) -> dict[str, Any]:
         "preset": rules.preset,
         "hollywood": rules.hollywood,
     }
+    if rules.partnership:
+        initial.update(
+            player_three=game.player_three.name,
+            player_four=game.player_four.name,
+            partner_opponents=rules.partner_opponents,
+        )
     for name, value in rules.overrides().items():
         if name not in OVERRIDE_RULES:
             continue
@@ -235,12 +317,14 @@ class HandForm(forms.Form):
         required=False, choices=[(c, c) for c in ALL_CARDS], widget=forms.CheckboxSelectMultiple
     )
 
-    def __init__(self, *args, game, rules: RuleSet, **kwargs):
+    def __init__(self, *args, game, rules: RuleSet, pair=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.game = game
         self.rules = rules
-        self.fields["cards_one"].label = _("%(name)s's cards") % {"name": game.player_one.name}
-        self.fields["cards_two"].label = _("%(name)s's cards") % {"name": game.player_two.name}
+        # A partnership board is a two-handed hand between the two players of that board.
+        self.pair = tuple(pair) if pair else (game.player_one, game.player_two)
+        self.fields["cards_one"].label = _("%(name)s's cards") % {"name": self.pair[0].name}
+        self.fields["cards_two"].label = _("%(name)s's cards") % {"name": self.pair[1].name}
         endings = []
         if rules.oklahoma or rules.knock_limit > 0:
             endings.append("knock")
@@ -249,10 +333,7 @@ class HandForm(forms.Form):
             endings.append("big_gin")
         endings.append("dead")
         self.fields["ending"].choices = [(ending, ENDING_WORDS[ending]) for ending in endings]
-        self.fields["by"].choices = [
-            (game.player_one_id, game.player_one.name),
-            (game.player_two_id, game.player_two.name),
-        ]
+        self.fields["by"].choices = [(player.pk, player.name) for player in self.pair]
         if rules.oklahoma:
             self.fields["upcard_rank"] = forms.ChoiceField(
                 label=_("Upcard rank"),
@@ -316,7 +397,7 @@ class HandForm(forms.Form):
             return None
         one, two = self._picked("cards_one"), self._picked("cards_two")
         by = data.get("by")
-        return (two, one) if by == self.game.player_two_id else (one, two)
+        return (two, one) if by == self.pair[1].pk else (one, two)
 
     def card_grids(self) -> list[dict[str, Any]]:
         """The two tap-to-pick grids: 4 suit rows of 13 cards per player, each card picked, taken or free."""
@@ -386,6 +467,22 @@ class CorrectionForm(HandForm):
 
     def reason_text(self) -> str:
         return (getattr(self, "cleaned_data", {}).get("reason") or self.data.get("reason") or "").strip()
+
+
+class BoardForm(HandForm):
+    """One board of a partnership deal (docs/rules.md, "Partnership gin"): a two-handed hand's facts between
+    the board's two players, for the deal the phone saw open (a stale deal is refused by the services)."""
+
+    deal = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    board = forms.TypedChoiceField(
+        choices=[(1, "1"), (2, "2")],
+        coerce=int,
+        widget=forms.HiddenInput,
+        error_messages={
+            "required": gettext_lazy("Board: say which board (1 or 2) this hand was played on."),
+            "invalid_choice": gettext_lazy("Board: a deal has boards 1 and 2 only."),
+        },
+    )
 
 
 class RemovalForm(forms.Form):

@@ -19,6 +19,7 @@ from scoring.engine.card_facts import best_play_note
 from scoring.engine.cards import SUIT_SYMBOLS
 from scoring.engine.score import HandResult, SessionResult, running_totals
 from scoring.models import ROW_ENDINGS, Game, Hand
+from scoring.selectors import PartnershipSheet, SheetDeal
 from scoring.templatetags.hand_cards import hand_cards_html
 
 
@@ -58,26 +59,40 @@ def offline_copy_json(game: Game, hands: list[Hand], *, editable: bool) -> str:
     of the sheet: every page that draws the sheet (a load, a save's answer, the live stream's) hands the
     phone its true copy at once. ``updated_at`` is the copy's version: a page the phone kept for offline
     use is older than what it has seen since, and never replaces it. Hands are ``[id, ending, by,
-    knocker_deadwood, defender_deadwood, upcard]`` in order (a 1000-hand game stays a few kilobytes).
+    knocker_deadwood, defender_deadwood, upcard]`` in order (a 1000-hand game stays a few kilobytes); a partnership
+    game's rows add ``number, board`` (the deal and the board) and the copy names its third and fourth players.
     """
 
     def ref(player) -> dict:
         return {"id": player.pk, "name": player.name}
 
-    players = {game.player_one_id: game.player_one, game.player_two_id: game.player_two}
+    partnership = game.player_three_id is not None
+    seated = game_quartet(game) if partnership else (game.player_one, game.player_two)
+    players = {player.pk: player for player in seated}
+    # A partnership game's hands are boards: each row adds its deal number and board (static/js/offline/boards.js).
+    extra = (lambda hand: [hand.number, hand.board]) if partnership else (lambda hand: [])
     return json.dumps(
         {
             "id": game.pk,
             "updated_at": game.updated_at.isoformat() if game.updated_at else None,
             "player_one": ref(game.player_one),
             "player_two": ref(game.player_two),
+            **({"player_three": ref(game.player_three), "player_four": ref(game.player_four)} if partnership else {}),
             "first_dealer": ref(players[game.first_dealer_id]),
             "rules": game.rules,
             "time_called_after": game.time_called_after,
             "league_status": game.league_status,
             "can_edit": editable,
             "hands": [
-                [hand.pk, hand.ending, hand.by_id, hand.knocker_deadwood, hand.defender_deadwood, hand.upcard or None]
+                [
+                    hand.pk,
+                    hand.ending,
+                    hand.by_id,
+                    hand.knocker_deadwood,
+                    hand.defender_deadwood,
+                    hand.upcard or None,
+                    *extra(hand),
+                ]
                 for hand in hands
             ],
         },
@@ -236,3 +251,132 @@ def sheet_boards(game: Game, session: SessionResult) -> list[dict]:
             }
         )
     return boards
+
+
+# --- partnership gin: four players, two sides, two boards a deal (docs/rules.md, "Partnership gin") -----
+
+
+def side_name(names: dict, side) -> str:
+    """A side as the sheet names it, in the reader's language: its two players ("Ann & Cat"); ``side`` is the
+    pair of player ids."""
+    return _("%(one)s & %(two)s") % {"one": names[side[0]], "two": names[side[1]]}
+
+
+def game_quartet(game: Game) -> tuple:
+    """A partnership game's four players in record order (sides: the 1st & 3rd v the 2nd & 4th)."""
+    return (game.player_one, game.player_two, game.player_three, game.player_four)
+
+
+def _board_words(hand: Hand, names: dict) -> tuple[str, str]:
+    """(what happened, the figures) of one stored board, in the words of a row of the hands table."""
+    words = hand_row_words()
+    if hand.ending == "dead":
+        what = words["dead"]
+    elif hand.result == "undercut":
+        # The undercut's words are HTML (its <strong>): only the names are filled in, each escaped.
+        names_escaped = {"by": escape(names[hand.by_id]), "winner": escape(names[hand.winner_id])}
+        what = mark_safe(words["undercut"].format(**names_escaped))  # noqa: S308 - the names were escaped
+    else:
+        what = words["went_out"].format(by=names[hand.by_id], ending=words["endings"][hand.ending])
+    meta = []
+    if hand.ending == "knock":
+        meta.append(words["knock_deadwood"].format(knocker=hand.knocker_deadwood, defender=hand.defender_deadwood))
+    elif hand.ending != "dead":
+        meta.append(words["gin_deadwood"].format(defender=hand.defender_deadwood))
+    if hand.upcard:
+        meta.append(words["upcard"].format(upcard=upcard_text(hand.upcard)))
+    meta.append(words["dealt"].format(dealer=names[hand.dealer_id]))
+    return what, words["joiner"].join(meta)
+
+
+def deal_result_words(deal: SheetDeal, names: dict) -> str:
+    """What a settled deal gave: the side that won it and by how much, or a tied deal."""
+    if not deal.settled:
+        return ""
+    if deal.winner is None:
+        return _("Tied deal: nobody scores.")
+    return _("%(side)s win the deal by %(points)s.") % {
+        "side": side_name(names, [player.pk for player in deal.winner.players]),
+        "points": deal.points,
+    }
+
+
+def partnership_view(sheet: PartnershipSheet, *, editable: bool) -> dict:
+    """What the sheet of a partnership game shows, from ``selectors.partnership_sheet`` (the engine's figures):
+    each side's total, boxes and what it still needs; the deal being played (who plays whom and who deals on
+    each board, what is recorded); every settled deal with both boards and its result, newest first."""
+    game = sheet.game
+    names = {player.pk: player.name for player in game_quartet(game)}
+
+    def named(side) -> str:
+        return side_name(names, [player.pk for player in side.players]) if side else ""
+
+    sides = [
+        {
+            "name": named(side),
+            "points": side.points,
+            "boxes": side.boxes,
+            "needed": side.needs,
+            "final": sheet.final[side.first.pk] if sheet.final else None,
+        }
+        for side in sheet.sides
+    ]
+    breakdown = []
+    if sheet.over:
+        by_label: dict[str, dict] = {}
+        for line in sheet.result.game.breakdown:
+            by_label.setdefault(line.label, {})[line.player] = line.amount
+        breakdown = [
+            {"label": label, "amounts": [amounts.get(side, "") for side in sheet.result.sides]}
+            for label, amounts in by_label.items()
+        ]
+    edit_prefix = reverse("hand_submit", args=[game.pk])
+    firsts = [side.first.pk for side in sheet.sides]
+    totals = dict.fromkeys(firsts, 0)
+    deals = []
+    for deal in sheet.deals:
+        if deal.winner is not None:
+            totals[deal.winner.first.pk] += deal.points
+        boards = []
+        for board in deal.boards:
+            entry = {
+                "board": board.board,
+                "pair": [player.name for player in board.players],
+                "players": board.players,
+                "dealer": board.dealer.name,
+                "recorded": board.hand is not None,
+            }
+            if board.hand is not None:
+                hand = board.hand
+                what, meta = _board_words(hand, names)
+                entry.update(
+                    what=what,
+                    meta=meta,
+                    winner=names.get(hand.winner_id, ""),
+                    points=hand.points if hand.result != "dead" else "",
+                    doubled=hand.doubled,
+                    edit_url=f"{edit_prefix}{deal.number}/edit/?board={board.board}" if editable else "",
+                )
+            boards.append(entry)
+        deals.append(
+            {
+                "number": deal.number,
+                "dealer": named(deal.dealer),
+                "boards": boards,
+                "settled": deal.settled,
+                "result": deal_result_words(deal, names),
+                "totals": [totals[first] for first in firsts],
+            }
+        )
+    settled = [deal for deal in deals if deal["settled"]]
+    return {
+        "sides": sides,
+        "over": sheet.over,
+        "winner": named(sheet.winner),
+        "margin": sheet.margin,
+        "breakdown": breakdown,
+        "open_deal": deals[-1] if sheet.open_deal is not None else None,
+        "last_settled": settled[-1] if settled else None,
+        "deals": settled[::-1],
+        "next_dealer": named(sheet.next_dealer),
+    }

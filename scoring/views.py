@@ -28,11 +28,14 @@ from scoring import idempotency, services
 from scoring.audit import game_audit_trail, outcome_words
 from scoring.changes import game_version
 from scoring.engine.card_facts import Worked, knock_limit_for, work_out
+from scoring.engine.partnership import board_pairs, sides_of
 from scoring.engine.rules import preset_label
 from scoring.engine.score import dealer_after
 from scoring.forms import (
     CARD_ACTIONS,
     HAND_FIELD_LABELS,
+    SEATS,
+    BoardForm,
     CorrectionForm,
     HandForm,
     NewGameForm,
@@ -63,13 +66,24 @@ from scoring.permissions import (
 )
 from scoring.scoresheet import (
     describe_result,
+    game_quartet,
     hand_row_words_json,
     hands_hidden,
     offline_copy_json,
+    partnership_view,
     sheet_boards,
     sheet_rows,
+    side_name,
 )
-from scoring.selectors import game_for_sheet, game_list, game_session, own_games, recent_games, todo_for
+from scoring.selectors import (
+    game_for_sheet,
+    game_list,
+    game_session,
+    own_games,
+    partnership_sheet,
+    recent_games,
+    todo_for,
+)
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
 
@@ -163,6 +177,8 @@ def sheet_context(
     """Everything the scoresheet shows, from the stored facts scored by the engine (the latest
     SHEET_HANDS_SHOWN hands unless ``all_hands``)."""
     rules = game.rule_set
+    if rules.partnership:
+        return partnership_context(request, game, rules, board_form=form, saved=saved)
     hands, session = game_session(game, rules)
     players = (game.player_one, game.player_two)
     names = {player.pk: player.name for player in players}
@@ -210,6 +226,48 @@ def sheet_context(
         "offline_copy": offline_copy_json(game, hands, editable=editable),
         **_league_context(request.user, game),
         **_card_context(form, game),
+    }
+
+
+def partnership_context(request, game: Game, rules, *, board_form: BoardForm | None = None, saved: str = "") -> dict:
+    """The sheet of a partnership game (docs/rules.md, "Partnership gin"): the sides' totals, the deal in play with
+    a form for each board not recorded yet (``board_form``: one sent back with its refusal), and the deals played."""
+    hands = list(game.hands.all())
+    sheet = partnership_sheet(game)
+    editable = can_edit_game(request.user, game)
+    view = partnership_view(sheet, editable=editable)
+    open_deal = view["open_deal"]
+    if open_deal and editable:
+        for board in open_deal["boards"]:
+            if board["recorded"]:
+                continue
+            if board_form is not None and board_form.data.get("board") == str(board["board"]):
+                form = board_form
+            else:
+                form = BoardForm(
+                    game=game,
+                    rules=rules,
+                    pair=board["players"],
+                    initial={"deal": open_deal["number"], "board": board["board"]},
+                    auto_id=f"id_b{board['board']}_%s",
+                )
+            board.update(form=form, save_key=uuid.uuid4().hex)
+    return {
+        "game": game,
+        "partnership": True,
+        "rules": rules,
+        "preset_label": preset_label(rules.preset),
+        "overrides": rules.describe_overrides(),
+        "all_rules": rules.describe(),
+        "pship": view,
+        "over": sheet.over,
+        "editable": editable,
+        "saved": saved,
+        "live": True,
+        "version": game_version(game),
+        "offline_copy": offline_copy_json(game, hands, editable=editable),
+        "hand_words": hand_row_words_json(),
+        **_league_context(request.user, game),
     }
 
 
@@ -456,7 +514,7 @@ def _preview_text(
             for error in field_errors
         ]
         return " ".join(errors), False, []
-    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    names = {player.pk: player.name for player in _players_of(game)}
     changes = []
     worked = getattr(form, "worked", None)
     cards = worked.cards if worked is not None and worked.complete else None  # the figures must fit them
@@ -488,8 +546,8 @@ def hand_preview(request, game: Game):
 @game_writer
 def hand_edit_preview(request, game: Game, number: int):
     """htmx: the live preview of a correction: the corrected hand and every total it moves."""
-    hand = _hand_of(game, number)
-    form = CorrectionForm(request.POST, game=game, rules=game.rule_set)
+    hand = _hand_of(game, number, _board_asked(request, game))
+    form = CorrectionForm(request.POST, game=game, rules=game.rule_set, pair=_correction_pair(game, hand))
     text, ok, changes = _preview_text(form, game, hand=hand, live=True)
     context = {"preview": text, "preview_ok": ok, "preview_changes": changes}
     return render(request, "scoring/game.html#preview", context)
@@ -532,6 +590,120 @@ def hand_submit(request, game: Game):
 
 
 SAVE_KEY_FIELD = "idempotency_key"
+
+
+def _board_form(request, game: Game, rules) -> BoardForm:
+    """The posted board of a partnership deal, its "who went out" between that board's two players."""
+    quartet = game_quartet(game)
+    deal = numbers.whole_or_none(request.POST.get("deal", ""), low=1, high=numbers.BIGINT)
+    board = request.POST.get("board")
+    number = deal if deal is not None else 1
+    pairs = board_pairs(rules, quartet, number)
+    pair = pairs[1] if board == "2" else pairs[0]
+    return BoardForm(request.POST, game=game, rules=rules, pair=pair, auto_id=f"id_b{2 if board == '2' else 1}_%s")
+
+
+@require_POST
+@game_writer
+def board_preview(request, game: Game):
+    """htmx: the live preview of a board being typed (what it scores; a wrong figure said at once)."""
+    rules = game.rule_set
+    if not rules.partnership:
+        raise Http404(_("No such game"))
+    form = _board_form(request, game, rules)
+    text, ok = "", False
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            result = services.board_preview(game=game, deal=data.get("deal"), board=data["board"], **form.facts())
+        except HandRefused as refusal:
+            if not _left_blank(form, refusal.field):
+                label = HAND_FIELD_LABELS.get(refusal.field, refusal.field.replace("_", " ").capitalize())
+                text = refusal_text(label, refusal.detail_text)
+        else:
+            names = {player.pk: player.name for player in game_quartet(game)}
+            text, ok = describe_result(result, names), True
+    else:
+        text = " ".join(
+            error for name, field_errors in form.errors.items() if not _left_blank(form, name) for error in field_errors
+        )
+    context = {"preview": text, "preview_ok": ok, "board": form.data.get("board")}
+    return render(request, "scoring/_partnership.html#board_preview", context)
+
+
+@require_POST
+@game_writer
+def board_submit(request, game: Game):
+    """Record one board of a partnership deal (each board on its own, from one phone or from two; the deal
+    settles when its second board arrives). Sent again with its form's key (no answer came), it is stored once."""
+    rules = game.rule_set
+    if not rules.partnership:
+        raise Http404(_("No such game"))
+    form = _board_form(request, game, rules)
+    key = request.POST.get(SAVE_KEY_FIELD) or request.headers.get("Idempotency-Key")
+    if not key or idempotency.key_problem(key, SAVE_KEY_FIELD):
+        return _record_board(request, game, form, rules)
+    body = {name: values for name, values in request.POST.lists() if name != "csrfmiddlewaretoken"}
+    return idempotency.once(
+        user=request.user,
+        key=key,
+        method="POST",
+        path=request.path,
+        fingerprint=idempotency.request_hash("POST", request.path, {**body, "htmx": bool(request.htmx)}),
+        perform=lambda: _record_board(request, game, form, rules),
+        keep=lambda response: (
+            response.status_code,
+            idempotency.storable({"saved": getattr(response, "saved_words", "")}),
+        ),
+        on_error=_raise,
+        replay=lambda stored: _replay_board(request, game, form, rules, stored),
+    )
+
+
+def _replay_board(request, game: Game, form: BoardForm, rules, stored) -> HttpResponse:
+    """The answer to a board sent again with its form's key: the first one's, never a second board."""
+    saved = stored.response_body.get("saved")
+    if not saved:
+        return _record_board(request, game, form, rules)
+    if request.htmx:
+        return _render_sheet(request, _load_game(game.pk, request.user), saved=saved)
+    messages.success(request, saved)
+    return redirect("game", pk=game.pk)
+
+
+def _record_board(request, game: Game, form: BoardForm, rules) -> HttpResponse:
+    if not form.is_valid():
+        return _render_sheet(request, game, form=form, status=422)
+    data = form.cleaned_data
+    try:
+        hand = services.board_record(
+            game=game,
+            deal=data.get("deal"),
+            board=data["board"],
+            recorded_by=request.user,
+            **form.facts(),
+        )
+    except HandConflict as conflict:
+        # That board is already in (another phone), or its deal cannot be played yet: the sheet as it is
+        # now says why, with the board forms of the deal really open.
+        messages.error(request, refusal_text(_("Board"), conflict.detail_text))
+        return _render_sheet(request, _load_game(game.pk, request.user), status=409)
+    except HandRefused as refusal:
+        form.add_refusal(refusal.field, refusal.detail_text)
+        return _render_sheet(request, game, form=form, status=422)
+    names = {player.pk: player.name for player in game_quartet(game)}
+    saved = _("Deal %(number)s, board %(board)s saved: %(words)s") % {
+        "number": hand.number,
+        "board": hand.board,
+        "words": _hand_words(hand, names),
+    }
+    if request.htmx:
+        response = _render_sheet(request, _load_game(game.pk, request.user), saved=saved)
+    else:
+        messages.success(request, saved)
+        response = redirect("game", pk=game.pk)
+    response.saved_words = saved
+    return response
 
 
 def _raise(error: Exception):
@@ -585,6 +757,11 @@ def _record_hand(request, game: Game, form: HandForm, rules) -> HttpResponse:
     return response
 
 
+def _players_of(game: Game) -> tuple:
+    """The game's players: two, or four in partnership gin."""
+    return game_quartet(game) if game.rule_set.partnership else (game.player_one, game.player_two)
+
+
 def _hand_words(hand: Hand, names: dict) -> str:
     return outcome_words(hand.result, names.get(hand.winner_id), hand.points) + "."
 
@@ -602,11 +779,28 @@ def _report_changes(request, heading: str, changes) -> None:
         )
 
 
-def _hand_of(game: Game, number: int) -> Hand:
+def _hand_of(game: Game, number: int, board: int | None = None) -> Hand:
+    """Hand ``number`` of the game; in a partnership game, board ``board`` of deal ``number``."""
     for hand in game.hands.all():
-        if hand.number == number:
+        if hand.number == number and hand.board == board:
             return hand
     raise Http404(_("No such hand"))
+
+
+def _board_asked(request, game: Game) -> int | None:
+    """The board a correction of a partnership game is about (``?board=`` or the form's ``board``); None for
+    a two-handed game."""
+    if not game.rule_set.partnership:
+        return None
+    text = request.GET.get("board") or request.POST.get("board") or ""
+    return numbers.whole_number(text, field="board", label=_("Board"), low=1, high=2)
+
+
+def _correction_pair(game: Game, hand: Hand) -> tuple | None:
+    """The two players of a board hand (who went out is one of them); None for a two-handed hand."""
+    if hand.board is None:
+        return None
+    return board_pairs(game.rule_set, game_quartet(game), hand.number)[hand.board - 1]
 
 
 @require_POST
@@ -637,11 +831,12 @@ def hand_undo(request, game: Game):
 @require_http_methods(["GET", "POST"])
 @game_writer
 def hand_edit(request, game: Game, number: int):
-    hand = _hand_of(game, number)
+    hand = _hand_of(game, number, _board_asked(request, game))
     rules = game.rule_set
+    pair = _correction_pair(game, hand)
     status = 200
     if request.method == "POST":
-        form = CorrectionForm(request.POST, game=game, rules=rules)
+        form = CorrectionForm(request.POST, game=game, rules=rules, pair=pair)
         if request.POST.get("action") in CARD_ACTIONS:  # without JavaScript: card entry on/off, work it out
             form.is_valid()
             form = _with_cards(form, _card_work(form, rules), game, rules)
@@ -663,8 +858,8 @@ def hand_edit(request, game: Game, number: int):
         initial = hand_initial(hand)
         if request.GET.get("cards") == "1":
             initial["entry"] = "cards"
-        form = CorrectionForm(game=game, rules=rules, initial=initial)
-        if form.card_mode and hand.cards:  # show the stored hand's melds straight away
+        form = CorrectionForm(game=game, rules=rules, initial=initial, pair=pair)
+        if form.card_mode and hand.cards and pair is None:  # show the stored hand's melds straight away
             form = CorrectionForm(as_form_data(initial), game=game, rules=rules)
             form.is_valid()
             worked = _card_work(form, rules)
@@ -672,15 +867,23 @@ def hand_edit(request, game: Game, number: int):
                 for name, best in zip(DEADWOOD_BOXES, (worked.knocker_deadwood, worked.defender_deadwood), strict=True):
                     form.data[f"filled_{name}"] = "" if best is None else str(best)
             form = _with_cards(form, worked, game, rules)
-    context = {"game": game, "hand": hand, "form": form, "rules": rules, "live": True, **_card_context(form, game)}
+    context = {
+        "game": game,
+        "hand": hand,
+        "form": form,
+        "rules": rules,
+        "live": True,
+        "pair": pair and [player.name for player in pair],
+        **_card_context(form, game),
+    }
     return render(request, "scoring/hand_edit.html", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])
 @game_writer
 def hand_remove(request, game: Game, number: int):
-    hand = _hand_of(game, number)
-    names = {game.player_one_id: game.player_one.name, game.player_two_id: game.player_two.name}
+    hand = _hand_of(game, number, _board_asked(request, game))
+    names = {player.pk: player.name for player in _players_of(game)}
     form = RemovalForm(request.POST if request.method == "POST" else None)
     status = 200
     if request.method == "POST":
@@ -749,7 +952,7 @@ def _recent_games(user, limit: int = 5) -> list[Game]:
     games = recent_games(user)
     seen, recent = set(), []
     for game in games:
-        pair = frozenset((game.player_one_id, game.player_two_id))
+        pair = frozenset((game.player_one_id, game.player_two_id, game.player_three_id, game.player_four_id))
         if pair not in seen:
             seen.add(pair)
             recent.append(game)
@@ -778,12 +981,21 @@ def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
                 "game": game,
                 "overrides": game.rule_set.describe_overrides(),
                 "preset_label": preset_label(game.preset),
+                "sides": _sides_named(game),
             }
             for game in recent
         ],
         "player_names": names,
         **_rules_summary(rules),
     }
+
+
+def _sides_named(game: Game) -> tuple[str, str]:
+    """The two sides of a game as its lists name them: two players, or two partnerships ("Ann & Cat")."""
+    if game.player_three_id is None:
+        return game.player_one.name, game.player_two.name
+    names = {player.pk: player.name for player in game_quartet(game)}
+    return tuple(side_name(names, side) for side in sides_of(tuple(names)))
 
 
 @require_http_methods(["GET", "POST"])
@@ -802,8 +1014,8 @@ def game_new(request):
         if source is not None:
             initial = new_game_initial(source)
             if not request.GET.get("from"):  # last rules, but pick the players afresh
-                initial.pop("player_one")
-                initial.pop("player_two")
+                for seat in SEATS:
+                    initial.pop(f"player_{seat}", None)
         form = NewGameForm(initial=initial)
         return render(request, "scoring/game_new.html", _new_game_context(request, form, recent))
 
@@ -813,20 +1025,21 @@ def game_new(request):
         status = 200 if request.POST.get("action") == "check" and form.is_valid() else 422
         return render(request, "scoring/game_new.html", _new_game_context(request, form, recent), status=status)
     data = form.cleaned_data
-    try:
-        player_one = player_get_or_create(name=data["player_one"], created_by=request.user)
-    except ValidationError as error:
-        form.add_error("player_one", _("First player: %(problem)s") % {"problem": " ".join(error.messages)})
-    try:
-        player_two = player_get_or_create(name=data["player_two"], created_by=request.user)
-    except ValidationError as error:
-        form.add_error("player_two", _("Second player: %(problem)s") % {"problem": " ".join(error.messages)})
+    seats = SEATS if data["rules"].partnership else SEATS[:2]
+    players = {}
+    for seat in seats:
+        try:
+            players[seat] = player_get_or_create(name=data[f"player_{seat}"], created_by=request.user)
+        except ValidationError as error:
+            form.add_error(f"player_{seat}", labelled(form.fields[f"player_{seat}"].label, " ".join(error.messages)))
     if not form.errors:
         try:
             game = services.game_create(
-                player_one=player_one,
-                player_two=player_two,
-                first_dealer=player_one if data["first_dealer"] == "one" else player_two,
+                player_one=players["one"],
+                player_two=players["two"],
+                player_three=players.get("three"),
+                player_four=players.get("four"),
+                first_dealer=players.get(data["first_dealer"], players["one"]),
                 rules=data["rules"],
                 created_by=request.user,
             )
@@ -859,17 +1072,28 @@ def rules_check(request):
 def play_again(request, game: Game):
     """A new sitting: same players, same rules, the dealer carried on."""
     rules = game.rule_set
-    _hands, session = game_session(game, rules)
-    dealer_pk = dealer_after(rules, (game.player_one_id, game.player_two_id), game.first_dealer_id, session.hands)
-    new = services.game_create(
-        player_one=game.player_one,
-        player_two=game.player_two,
-        first_dealer=game.player_one if dealer_pk == game.player_one_id else game.player_two,
-        rules=rules,
-        created_by=request.user,
-    )
-    messages.success(
-        request,
-        _("New game: %(one)s v %(two)s, same rules.") % {"one": game.player_one.name, "two": game.player_two.name},
-    )
+    if rules.partnership:  # the side that did not deal the first deal deals first now
+        one, two, _three, _four = game_quartet(game)
+        first_side = sides_of(game_quartet(game))[0]
+        new = services.game_create(
+            player_one=game.player_one,
+            player_two=game.player_two,
+            player_three=game.player_three,
+            player_four=game.player_four,
+            first_dealer=two if game.first_dealer in first_side else one,
+            rules=rules,
+            created_by=request.user,
+        )
+    else:
+        _hands, session = game_session(game, rules)
+        dealer_pk = dealer_after(rules, (game.player_one_id, game.player_two_id), game.first_dealer_id, session.hands)
+        new = services.game_create(
+            player_one=game.player_one,
+            player_two=game.player_two,
+            first_dealer=game.player_one if dealer_pk == game.player_one_id else game.player_two,
+            rules=rules,
+            created_by=request.user,
+        )
+    one_name, two_name = _sides_named(game)
+    messages.success(request, _("New game: %(one)s v %(two)s, same rules.") % {"one": one_name, "two": two_name})
     return redirect(reverse("game", kwargs={"pk": new.pk}))

@@ -179,22 +179,23 @@ def test_the_deal_in_progress_waits_for_its_second_board():
     assert (refused.value.hand, refused.value.board, refused.value.field) == (1, None, "boards")
 
 
-# ---- the app's two-player games do not take partnership rules (until games of four are stored) ----
+# ---- seasons are of two-player games; "New game" takes four players for partnership gin (issue 41) ----
 
 
 @pytest.mark.django_db
-def test_the_new_game_and_season_forms_do_not_offer_partnership():
+def test_the_season_form_does_not_offer_partnership_and_new_game_asks_for_the_partners():
     from scoring.forms import NewGameForm
     from scoring.league.forms import SeasonForm
 
-    for form in (NewGameForm(), SeasonForm()):
-        assert "partnership" not in dict(form.fields["preset"].choices)
-        assert "standard" in dict(form.fields["preset"].choices)
-    assert "rule_partner_opponents" not in NewGameForm().fields
+    assert "partnership" not in dict(SeasonForm().fields["preset"].choices)
+    assert "standard" in dict(SeasonForm().fields["preset"].choices)
+    assert "partnership" in dict(NewGameForm().fields["preset"].choices)
+    assert "rule_partner_opponents" not in NewGameForm().fields  # its own control: partner_opponents
     refused = NewGameForm(
         data={"player_one": "Ann", "player_two": "Bob", "first_dealer": "one", "preset": "partnership"}
     )
-    assert not refused.is_valid() and "preset" in refused.errors
+    assert not refused.is_valid()
+    assert {"player_three", "player_four"} <= set(refused.errors)
 
 
 @pytest.mark.django_db

@@ -43,8 +43,8 @@
     var phone = window.matchMedia && window.matchMedia("(max-width: 40rem), (pointer: coarse)").matches;
     var active = document.activeElement;
     if (!phone || location.hash || (active && active !== document.body)) { return; }
-    var first = document.querySelector("#sheet form#record:not([hidden]) input[name=ending]:checked") ||
-      document.querySelector("#sheet form#record:not([hidden]) input[name=ending]");
+    var first = document.querySelector("#sheet form.record:not([hidden]) input[name=ending]:checked") ||
+      document.querySelector("#sheet form.record:not([hidden]) input[name=ending]");
     if (first) { first.focus({ preventScroll: true }); }
   }
   if (document.readyState === "loading") {
@@ -60,7 +60,7 @@
   }
   document.addEventListener("htmx:configRequest", function (event) {
     var form = event.detail && event.detail.elt;
-    if (!form || form.id !== "record" || form.tagName !== "FORM") { return; }
+    if (!form || form.tagName !== "FORM" || !(form.id === "record" || form.classList.contains("board-record"))) { return; }
     Array.prototype.forEach.call(form.querySelectorAll(".deadwood input[name]"), function (input) {
       if (!hiddenBox(input)) { return; }
       if (event.detail.formData && event.detail.formData["delete"]) { event.detail.formData["delete"](input.name); }
@@ -71,7 +71,8 @@
   // with every box filled it sends the form as usual.
   document.addEventListener("keydown", function (event) {
     var input = event.target;
-    if (event.key !== "Enter" || !input || input.type !== "radio" || !input.form || input.form.id !== "record") { return; }
+    if (event.key !== "Enter" || !input || input.type !== "radio" || !input.form) { return; }
+    if (input.form.id !== "record" && !input.form.classList.contains("board-record")) { return; }
     var form = input.form;
     var seen = {};
     var boxes = Array.prototype.filter.call(form.querySelectorAll("input[name]"), function (box) {
@@ -249,15 +250,21 @@
     if (hollywood) { hollywood.checked = select.value === "hollywood"; }
   }, true);
 
-  // New game: "Who deals first" offers the names as they are typed.
+  // New game: "Who deals first" offers the names as they are typed (four seats in partnership gin).
+  var SEAT_WORDS = {
+    one: function () { return gettext("The first player"); },
+    two: function () { return gettext("The second player"); },
+    three: function () { return gettext("The third player"); },
+    four: function () { return gettext("The fourth player"); }
+  };
   document.addEventListener("input", function (event) {
     var input = event.target;
-    if (!input || !input.form || (input.name !== "player_one" && input.name !== "player_two")) { return; }
-    var second = input.name === "player_two";
-    var radio = input.form.querySelector("input[name=first_dealer][value=" + (second ? "two" : "one") + "]");
+    var seat = input && input.name ? (input.name.match(/^player_(one|two|three|four)$/) || [])[1] : null;
+    if (!seat || !input.form) { return; }
+    var radio = input.form.querySelector("input[name=first_dealer][value=" + seat + "]");
     var label = radio && radio.parentElement.querySelector("span");
     if (label) {
-      label.textContent = input.value.trim().replace(/\s+/g, " ") || (second ? gettext("The second player") : gettext("The first player"));
+      label.textContent = input.value.trim().replace(/\s+/g, " ") || SEAT_WORDS[seat]();
     }
   });
 })();
@@ -296,7 +303,8 @@
   function isSave(config) {
     var elt = config && config.elt;
     var action = config && config.formData ? config.formData.get("action") : null;
-    return Boolean(elt && elt.id === "record" && elt.tagName === "FORM" && (action === null || action === "save"));
+    var recordForm = elt && elt.tagName === "FORM" && (elt.id === "record" || elt.classList.contains("board-record"));
+    return Boolean(recordForm && (action === null || action === "save"));
   }
   function stop() {
     if (!pending) { return; }

@@ -100,14 +100,17 @@
   // ---- the scoresheet: never lose a hand being typed -------------------------------------------------
   document.addEventListener("input", markTyped, true);
   document.addEventListener("change", markTyped, true);
+  // The record forms: the next hand's (#record), or in partnership gin one per board of the deal in play.
+  function isRecordForm(form) {
+    return Boolean(form && (form.id === "record" || (form.classList && form.classList.contains("board-record"))));
+  }
   function markTyped(event) {
     var form = event.target && event.target.form;
-    if (form && form.id === "record") { form.setAttribute("data-typed", "1"); }
+    if (isRecordForm(form)) { form.setAttribute("data-typed", "1"); }
   }
   function saving() {
-    var form = document.getElementById("record");
     var line = document.getElementById("save-status");
-    return Boolean((form && form.classList.contains("htmx-request")) ||
+    return Boolean(document.querySelector("#record.htmx-request, form.board-record.htmx-request") ||
       (line && !line.hidden && line.getAttribute("data-state") === "saving"));
   }
   function heldOnPhone(sheet) {
@@ -123,30 +126,70 @@
     var input = form && form.querySelector("input[name=expected_number]");
     return input ? input.value : "";
   }
+  // Every form being typed stays as it is (the child of #sheet holding it, its slot, is never taken out, so
+  // the focus and what was typed stay); everything around the slots is the fresh sheet's, in its order.
   function mergeSheet(sheet, fresh) {
-    var form = sheet.querySelector("form#record");
-    if (!form || form.getAttribute("data-typed") !== "1") {
+    var typed = Array.prototype.filter.call(sheet.querySelectorAll("form"), function (form) {
+      return isRecordForm(form) && form.getAttribute("data-typed") === "1";
+    });
+    if (!typed.length) {
       sheet.replaceWith(fresh);
       return [fresh];
     }
-    var freshForm = fresh.querySelector("form#record");
-    var slot = slotOf(form, sheet);
-    var freshSlot = freshForm ? slotOf(freshForm, fresh) : null;
+    var kept = typed.map(function (form) {
+      var freshForm = fresh.querySelector("form#" + form.id);
+      return { form: form, slot: slotOf(form, sheet), freshForm: freshForm, freshSlot: freshForm ? slotOf(freshForm, fresh) : null };
+    });
+    var slots = kept.map(function (item) { return item.slot; });
+    var freshSlots = kept.map(function (item) { return item.freshSlot; });
     Array.prototype.forEach.call(fresh.attributes, function (attribute) {
       sheet.setAttribute(attribute.name, attribute.value);
     });
     Array.prototype.slice.call(sheet.childNodes).forEach(function (node) {
-      if (node !== slot) { sheet.removeChild(node); }
+      if (slots.indexOf(node) < 0) { sheet.removeChild(node); }
     });
     var added = [];
-    var before = true;
+    var next = 0;  // the kept slot the fresh nodes go before (a form with no fresh place stays last)
     Array.prototype.slice.call(fresh.childNodes).forEach(function (node) {
-      if (node === freshSlot) { before = false; return; }
-      if (before) { sheet.insertBefore(node, slot); } else { sheet.appendChild(node); }
+      var at = freshSlots.indexOf(node);
+      if (at >= 0) { next = Math.max(next, at + 1); return; }
+      if (next < slots.length) { sheet.insertBefore(node, slots[next]); } else { sheet.appendChild(node); }
       if (node.nodeType === 1) { added.push(node); }
     });
-    offerNext(form, freshForm);
+    kept.forEach(function (item) {
+      if (item.form.id === "record") { offerNext(item.form, item.freshForm); } else { boardTaken(item.form, item.freshForm); }
+    });
     return added;
+  }
+  // A board of a partnership deal being typed here was recorded on another phone meanwhile (the fresh sheet
+  // has no form for it, or one for a later deal): say so before Save, and offer to drop what was typed.
+  function boardTaken(form, freshForm) {
+    var notice = form.querySelector(".hand-taken");
+    if (freshForm && freshForm.getAttribute("data-deal") === form.getAttribute("data-deal")) {
+      if (notice) { notice.remove(); }
+      return;
+    }
+    if (!notice) {
+      notice = document.createElement("div");
+      notice.className = "hand-taken";
+      notice.setAttribute("role", "alert");
+      var heading = form.querySelector("h2");
+      form.insertBefore(notice, heading ? heading.nextSibling : form.firstChild);
+    }
+    notice.textContent = "";
+    var text = document.createElement("p");
+    text.textContent = interpolate(gettext("Board %(board)s of deal %(number)s was recorded on another phone meanwhile."),
+      { board: form.getAttribute("data-board"), number: form.getAttribute("data-deal") }, true);
+    notice.appendChild(text);
+    var drop = document.createElement("button");
+    drop.type = "button";
+    drop.className = "link drop-typed";
+    drop.textContent = gettext("Discard what I typed");
+    drop.addEventListener("click", function () {
+      form.removeAttribute("data-typed");
+      refresh(parts().filter(function (part) { return part.element.id === "sheet"; }));
+    });
+    notice.appendChild(drop);
   }
   // The hand number this form was typed for moved on another phone (a hand recorded there, or one
   // removed): say which before Save, and offer the number the hand would have now.
