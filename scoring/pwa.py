@@ -40,6 +40,7 @@ SHELL_STATIC = [
     "js/offline/queue.js",
     "js/offline/sheet.js",
     "js/offline/sync.js",
+    "js/offline/boards.js",
     "js/engine.js",
     "django_htmx/htmx-2.min.js",
     "icons/icon-192.png",

@@ -131,8 +131,9 @@ export function sameFacts(a, b) { return JSON.stringify(factsOf(a)) === JSON.str
 
 export function names(game) {
   var map = {};
-  map[game.player_one.id] = game.player_one.name;
-  map[game.player_two.id] = game.player_two.name;
+  [game.player_one, game.player_two, game.player_three, game.player_four].forEach(function (player) {
+    if (player) { map[player.id] = player.name; }  // the third and fourth: a partnership game's
+  });
   return map;
 }
 export function refName(ref, game) {

@@ -74,7 +74,9 @@ export function pageCopy(sheet) {
   var copy;
   try { copy = JSON.parse(text); } catch (error) { return null; }
   copy.hands = copy.hands.map(function (row, i) {
-    return { id: row[0], number: i + 1, ending: row[1], by: row[2], knocker_deadwood: row[3], defender_deadwood: row[4], upcard: row[5] };
+    var hand = { id: row[0], number: i + 1, ending: row[1], by: row[2], knocker_deadwood: row[3], defender_deadwood: row[4], upcard: row[5] };
+    if (row.length > 7) { hand.number = row[6]; hand.board = row[7]; }  // a partnership game's board: its deal and board
+    return hand;
   });
   copy.hand_count = copy.hands.length;
   return copy;

@@ -6,6 +6,7 @@
  *   without a network a new hand, a correction or an undo is queued (queue.js) and the sheet is redrawn at
  *   once (sheet.js), scored by the offline scorer (scorer.js, static/js/engine.js), each such hand marked
  *   "not yet sent"; sync.js sends it when the network is back.
+ * - A partnership game's board (issue 41) is queued and drawn by boards.js, and sent by sync.js the same way.
  * - The waiting page (/waiting/) lists what is queued; signing out sends it first (sync.js signOut).
  * Here: the page's events (saves, undo, corrections, sign-out, the network coming and going) and start().
  */
@@ -15,6 +16,7 @@ import { engineWhenIdle } from "./scorer.js";
 import { dropOp, formFacts, queue, refusal, startOffline } from "./queue.js";
 import { badge, drawKeptNav, drawLocalSheet, drawNotKept, drawSheet, drawWaiting, openEdit, refresh, say } from "./sheet.js";
 import { resolveConflict, signOut, sync } from "./sync.js";
+import { queueBoard, refreshAny, refreshBoards } from "./boards.js";
 
 // Submits on the sheet while offline: handled here, before htmx sees them.
 document.addEventListener("submit", function (event) {
@@ -28,7 +30,17 @@ document.addEventListener("submit", function (event) {
   }
   if (!gameId || !form || !form.closest || !form.closest("#sheet") || !(offline() || isLocal(gameId))) { return; }
   var action = event.submitter && event.submitter.name === "action" ? event.submitter.value : "save";
-  if (form.id === "record") {
+  if (form.classList.contains("board-record")) {  // a board of a partnership deal (boards.js)
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    queueBoard(gameId, form).then(function (outcome) {
+      if (outcome.refused !== undefined) { say(outcome.refused, true); return; }
+      say("");
+      form.removeAttribute("data-typed");
+      form.dispatchEvent(new CustomEvent("htmx:afterRequest", { bubbles: true, detail: { elt: form, successful: true, offline: true } }));
+      return refreshBoards(gameId).then(function () { badge(); });
+    }).catch(function () { return null; });
+  } else if (form.id === "record") {
     event.preventDefault();
     event.stopImmediatePropagation();
     if (action !== "save") { return; }  // previews, card grids: need the server
@@ -114,7 +126,7 @@ function watchSheet() {
     });
     var gameId = sheetGameId();
     if (!touched || gameId === null || isLocal(gameId)) { return; }
-    keepSheet().then(function (copy) { return copy ? refresh(copy.id, { quiet: true }) : null; }).catch(function () { return null; });
+    keepSheet().then(function (copy) { return copy ? refreshAny(copy.id, { quiet: true }) : null; }).catch(function () { return null; });
   }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-game"] });
 }
 
@@ -167,7 +179,7 @@ function start() {
   if (document.querySelector("form.new-game")) { ready.push(engineWhenIdle().catch(function () { return null; })); }
   var gameId = sheetGameId();
   if (gameId && !isLocal(gameId)) {
-    ready.push(keepSheet().then(function () { return refresh(gameId); }).then(function () {
+    ready.push(keepSheet().then(function () { return refreshAny(gameId); }).then(function () {
       return engineWhenIdle();  // loaded (and cached) while the network is here
     }).catch(function () { return null; }));
   }

@@ -148,6 +148,10 @@ export function startOffline(form) {
     note.textContent = text;
     form.insertBefore(note, form.firstChild);
   }
+  if (spec.preset === "partnership") {  // four players: the server starts it (boards.js scores its boards offline)
+    refuse(gettext("A partnership game is started with the network on; once started, its boards can be scored offline."));
+    return;
+  }
   if (!one || !two) { refuse(gettext("Enter both players' names.")); return; }
   if (one.toLowerCase() === two.toLowerCase()) { refuse(gettext("Second player: a game needs two different players.")); return; }
   engine().then(function (GinEngine) {

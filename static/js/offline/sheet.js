@@ -52,7 +52,7 @@ var current = null;  // {gameId, game, ops, hands, session}
 
 export function drawSheet(state) {
   var sheet = document.getElementById("sheet");
-  if (!sheet) { return; }
+  if (!sheet || !state.session) { return; }  // a partnership game's sheet is drawn by boards.js (refresh)
   var game = state.game;
   var session = state.session;
   var hands = state.hands;
@@ -287,6 +287,7 @@ export function refresh(gameId, options) {
     var stored = both[0];
     var ops = both[1];
     if (!stored || !stored.game) { return null; }
+    if (stored.game.player_three) { return null; }  // four players: boards.js (refreshAny) draws the deals
     var hands = localHands(stored.game, ops);
     var shown = pageCopy(document.getElementById("sheet"));
     var behind = shown && shown.id === gameId && versionOf(shown) < versionOf(stored.game);
@@ -306,7 +307,7 @@ export function say(text, refused) {
   var note = sheet.querySelector(".offline-note.message");
   if (!note) {
     note = el("p", { "class": "offline-note message", role: "alert" });
-    var form = sheet.querySelector("form#record") || sheet.querySelector(".boards");
+    var form = sheet.querySelector("form#record") || sheet.querySelector("form.board-record") || sheet.querySelector(".boards");
     form.parentNode.insertBefore(note, form);
   }
   note.classList.toggle("refused", Boolean(refused));

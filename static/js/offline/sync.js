@@ -7,7 +7,8 @@
 import { CONF, api, factWords, factsOf, isLocal, newKey, offline, refusalText, sameFacts, shared, sheetGameId, tr } from "./common.js";
 import { forgetThisPhone, getGame, keepGame, tx } from "./kept.js";
 import { allOps, dropOp, opsOf, putOp } from "./queue.js";
-import { badge, drawSheet, drawWaiting, outcomeWords, refresh, say } from "./sheet.js";
+import { badge, drawSheet, drawWaiting, outcomeWords, say } from "./sheet.js";
+import { refreshAny, sendBoard } from "./boards.js";
 
 // The history's comment when the players keep the version this phone scored offline: it is the
 // "after" of the correction, the version the other phone stored first the "before".
@@ -117,6 +118,8 @@ export function send(op) {
   var request;
   if (op.op === "create") {
     request = sendCreate(op);
+  } else if (op.op === "board") {  // a partnership deal's board (boards.js)
+    request = sendBoard(op);
   } else if (op.op === "add") {
     request = api("POST", handUrl(op), Object.assign({ number: op.number }, op.facts), op.key);
   } else if (op.op === "edit") {
@@ -196,7 +199,7 @@ export function afterSync(gameId) {
       if (document.querySelector("#sheet .offline-note.status, #sheet tr.unsent, #sheet .conflict")) { location.reload(); }
       return true;
     }
-    return refresh(gameId).then(function (state) { if (state) { drawSheet(state); } return true; });
+    return refreshAny(gameId).then(function (state) { if (state) { drawSheet(state); } return true; });
   });
 }
 
