@@ -6,7 +6,8 @@
  *   from the browser's own copies where they are sure to be current (hashed names).
  * - Pages are network first: each page seen online is kept (the scoresheet of every game opened
  *   on this phone), and served from the cache when the network is down.
- * - A game's API answer (GET /api/games/<id>/) is kept the same way: the offline scorer needs its facts.
+ * - A game's API answer (GET /api/games/<id>/) is kept the same way, and handed back without a network
+ *   marked "X-GinLeague-Kept: 1": the offline app takes it for no answer, never for the server's sheet.
  * - The JavaScript catalog (/jsi18n/<language>/?v=..., the script strings in the page's language) too: the
  *   chosen language's is in the shell, and each one a page loads is kept, so offline pages keep their language.
  * - Static files come from the cache at once and are refreshed behind it (stale-while-revalidate).
@@ -47,6 +48,17 @@
     return !/^\/(admin|login|logout|api)\//.test(url.pathname);
   }
 
+  // A game's API answer this worker kept, handed back when the network failed: marked as a copy, so the
+  // offline app never takes it for the server's word (a sync reading it as the server's sheet renumbered a
+  // hand from the hands it held when it was kept).
+  function markedKept(response) {
+    var headers = new Headers(response.headers);
+    headers.set("X-GinLeague-Kept", "1");
+    return response.blob().then(function (body) {
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: headers });
+    });
+  }
+
   function networkFirst(request, keep) {
     return fetch(request).then(function (response) {
       var html = (response.headers.get("Content-Type") || "").indexOf("text/html") === 0;
@@ -60,7 +72,7 @@
       return caches.open(PAGES).then(function (cache) { return cache.match(keep || request); }).then(function (mine) {
         return mine || caches.match(keep || request);
       }).then(function (hit) {
-        if (hit) { return hit; }
+        if (hit) { return isGameApi(new URL(request.url)) ? markedKept(hit) : hit; }
         if (request.mode === "navigate") {
           return caches.match(CONFIG.offline).then(function (page) {
             return page || new Response("You are offline and this page was not opened on this phone before.",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from scoring import services
 from scoring.models import Hand
 from tests.browser.conftest import sign_in
 from tests.browser.test_kitchen import enter_hand, save_hand, start_game
@@ -155,3 +156,47 @@ def test_a_hand_from_the_other_phone_shown_live_is_kept_before_the_signal_drops(
     expect(mine.locator(".conflict")).to_have_count(0)
     assert [hand[:2] for hand in server_hands(game)] == [(1, "knock"), (2, "gin"), (3, "knock")]
     assert not conflicts, conflicts
+
+
+def test_a_sync_never_takes_the_worker_s_kept_copy_for_the_server_s_sheet(new_page, asgi_server):  # noqa: F811
+    """Two phones really wrote hand 3 while apart: the phone says so for hand 3, even when the game's read
+    after the 409 gets no answer and the service worker hands back the copy it kept (a hand older). Found by
+    the model test's deep pass (seed 3746): the sync took that copy for the server's sheet, read 'hand 3 is
+    gone', sent the hand as number 2 and offered 'two versions of hand 2', against a hand this phone had saved."""
+    user = UserFactory(username="ann")
+    ann, bob = PlayerFactory(name="Ann", user=user), PlayerFactory(name="Bob")
+    game = make_game(
+        player_one=ann, player_two=bob, first_dealer=bob, created_by=user,
+        hands=[{"ending": "knock", "by": ann.pk, "knocker_deadwood": 4, "defender_deadwood": 14}],
+    )  # fmt: skip
+    page = new_page(viewport=PHONE_390)
+    conflicts = watch_409(page)
+    sign_in(page, asgi_server, "ann")
+    open_sheet(page, asgi_server, game)
+    api = f"/api/games/{game.pk}/"
+    # The worker keeps the game's API answer as it reads it (one hand, here).
+    assert page.evaluate(f"fetch('{api}', {{headers: {{Accept: 'application/json'}}}}).then((r) => r.status)") == 200
+    services.hand_record(game=game.pk, ending="gin", by=bob.pk, defender_deadwood=40, recorded_by=user)
+    expect(page.locator("table.hands tbody tr")).to_have_count(2, timeout=WITHIN)  # the other phone's hand 2, live
+
+    page.context.set_offline(True)
+    enter_hand(page, ending="Knock", by="Ann", knocker=3, defender=25)
+    save_offline(page, 1)
+    services.hand_record(game=game.pk, ending="gin", by=bob.pk, defender_deadwood=10, recorded_by=user)  # hand 3 too
+    unanswered = []
+
+    def first_read_gets_no_answer(route):
+        if route.request.method == "GET" and not unanswered:
+            unanswered.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.context.route(f"**{api}", first_read_gets_no_answer)
+    page.context.set_offline(False)
+    box = page.locator(".conflict")
+    expect(box).to_have_count(1, timeout=20_000)
+    expect(box).to_contain_text("Two versions of hand 3")
+    assert unanswered  # the read after the 409 did get no answer
+    assert [hand[:2] for hand in server_hands(game)] == [(1, "knock"), (2, "gin"), (3, "gin")]
+    assert all(url.endswith("/hands/") for url in conflicts), conflicts

@@ -109,6 +109,10 @@ export function api(method, url, body, key) {
     method: method, headers: headers, credentials: "same-origin", cache: "no-store",
     body: body === undefined ? undefined : JSON.stringify(body)
   }).then(function (response) {
+    if (response.headers.get("X-GinLeague-Kept")) {  // the service worker's copy, not the server's answer: none came
+      shared.netDown = true;
+      throw new Error("no answer: a copy kept on this phone");
+    }
     shared.netDown = false;
     return response.text().then(function (text) {
       var data = null;
