@@ -252,7 +252,9 @@ def test_phone_pages_fit_link_players_and_pass_axe(new_page, asgi_server):  # no
     page.get_by_label("Rules", exact=True).select_option("standard")
     page.get_by_label("First player", exact=True).fill("Ann")
     page.get_by_label("Second player", exact=True).fill("Bob")
-    expect(page.locator("fieldset.dealer-pick label.pick")).to_have_text(["Ann", "Bob"])
+    # Two players' game: only their two seats are offered (the third and fourth only for partnership gin).
+    expect(page.locator("fieldset.dealer-pick label.pick:visible")).to_have_text(["Ann", "Bob"])
+    expect(page.locator("fieldset.partnership-only")).to_be_hidden()
     axe = serious_axe_problems(page)
 
     # The scoresheet and the hand form (point 8: "Hand" column, totals on every row, the winner once).
