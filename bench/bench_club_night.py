@@ -2,11 +2,14 @@
 re-fetching its changed parts, against uvicorn workers and PostgreSQL (issue 39, item 2).
 
     .venv/bin/python bench/bench_club_night.py [--tables 100] [--seasons 4] [--season-pages 20] [--walls 2]
-                                               [--rates 1,10] [--seconds 60] [--workers 2]
+                                               [--members-online 0] [--rates 1,10] [--seconds 60] [--workers 2]
+                                               [--port N]
     .venv/bin/python bench/bench_club_night.py --quick      # .ci/run: a few writers at once, a dozen pages
 
 Loopback only, bounded (each rate runs ``--seconds``; the whole run stops after ``--timeout``). Uses
-(and fills) its own database, PostgreSQL ``ginleague_bench_club_night`` on 127.0.0.1:5432.
+(and fills) its own database, PostgreSQL ``ginleague_bench_club_night`` on 127.0.0.1:5432 (``BENCH_DB``
+names another, so that two runs on one server do not drop each other's); the server listens on a free
+port unless ``--port`` names one.
 
 One club, ``--tables`` tables (a game each, two members at each, spread over ``--seasons`` open
 seasons), and these open pages, each as a browser holds it (static/js/wall.js): its one event stream,
@@ -16,7 +19,11 @@ heard while fetching fetches again once it is back):
 * two scoresheets per table (each player's phone, signed in: the sheet, ``/live/?game=``, and their
   "Needs you" badge, ``/todo/count/``, on every change in the club's seasons);
 * ``--season-pages`` season pages (``#standings`` and the fixtures, spread over the seasons);
-* ``--walls`` wall screens (the board, re-fetched until it shows the stream's newest version).
+* ``--walls`` wall screens (the board, re-fetched until it shows the stream's newest version);
+* ``--members-online`` more members of the club, signed in on some page with no live part of its own:
+  their "Needs you" badge and its stream only (``/live/``). With ``--season-pages`` it sets how many
+  screens watch the night, the tables (and so the saves) staying the same: the server's CPU per hand
+  should not grow with them.
 
 Writers: every table saves a hand (through the services, each in its own thread and transaction)
 once per 90 s / rate, at a random phase, so saves on many tables overlap. For each rate it prints:
@@ -53,7 +60,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_live  # noqa: E402 (free_port, start_server, cpu_seconds: the same server as the live bench)
 
-DATABASE = "ginleague_bench_club_night"
+DATABASE = os.environ.get("BENCH_DB", "ginleague_bench_club_night")
 PERIOD = 90.0  # seconds between two hands at one table on a real night
 
 
@@ -85,8 +92,9 @@ class Table:
     saved: list[float] = field(default_factory=list)  # when each save was answered
 
 
-def seed(tables: int, seasons: int):
-    """One public club, ``tables`` games spread over ``seasons`` open seasons, two members at each."""
+def seed(tables: int, seasons: int, online: int = 0):
+    """One public club, ``tables`` games spread over ``seasons`` open seasons, two members at each, and
+    ``online`` more members (not playing tonight) signed in: their sessions' cookies."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
@@ -123,7 +131,14 @@ def seed(tables: int, seasons: int):
                 cookies.append(f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}")
             token = Token.objects.create(user=one_user).key
             made.append(Table(game.pk, season.pk, (one.pk, two.pk), tuple(cookies), token))
-    return club, season_ids, made
+    watching = []
+    for number in range(online):
+        member = users.objects.create_user(f"online-{number}", password=None)
+        clubs.invitation_accept(invitation=clubs.invitation_create(club=club, created_by=owner), user=member)
+        client = Client()
+        client.force_login(member)
+        watching.append(f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}")
+    return club, season_ids, made, watching
 
 
 # --- what a page shows: its parts, taken from an answer the way wall.js takes them -----------------------
@@ -226,7 +241,7 @@ class Page:
             self.writer.close()
 
 
-def pages_of(club, season_ids, tables: list[Table], season_pages: int, walls: int) -> list[Page]:
+def pages_of(club, season_ids, tables: list[Table], season_pages: int, walls: int, online=()) -> list[Page]:
     pages = []
     for table in tables:
         for cookie in table.cookies:
@@ -249,6 +264,8 @@ def pages_of(club, season_ids, tables: list[Table], season_pages: int, walls: in
         base = f"/clubs/{club.slug}/seasons/{season_id}/wall/"
         board = Part("change", base + "board/", ("wall-board",))
         pages.append(Page("wall", None, season_id, base + "events/", "", [board]))
+    for cookie in online:  # a member on a page with no live part: the badge alone
+        pages.append(Page("badge", None, season_ids[0], "/live/", cookie, [Part("todo", "/todo/count/", ("",))]))
     return pages
 
 
@@ -295,6 +312,8 @@ def delays(pages: list[Page], tables: list[Table], since: float) -> tuple[dict[s
     found: dict[str, list[float]] = {"scoresheet": [], "season": [], "wall": []}
     missed = dict.fromkeys(found, 0)
     for page in pages:
+        if page.kind == "badge":  # shows no figures of a hand: only the stale check looks at it
+            continue
         if page.kind == "scoresheet":
             saves, part = [at for at in page.table.saved if at >= since], page.parts["game"]
         else:
@@ -337,12 +356,12 @@ async def stale_check(client, pages: list[Page]) -> list[str]:
     return stale
 
 
-async def night(args, club, season_ids, tables, port: int, server) -> int:
+async def night(args, club, season_ids, tables, online, port: int, server) -> int:
     import httpx
 
     limits = httpx.Limits(max_connections=args.connections, max_keepalive_connections=args.connections)
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=60) as client:
-        pages = pages_of(club, season_ids, tables, args.season_pages, args.walls)
+        pages = pages_of(club, season_ids, tables, args.season_pages, args.walls, online)
         for page in pages:  # each page as the browser first drew it
             for part in page.parts.values():
                 page.take(part, (await client.get(part.url, headers=page.headers())).text)
@@ -352,9 +371,10 @@ async def night(args, club, season_ids, tables, port: int, server) -> int:
             await asyncio.wait_for(asyncio.gather(*(page.ready.wait() for page in pages)), timeout=60)
         except TimeoutError:
             print(f"only {sum(page.ready.is_set() for page in pages)} of {len(pages)} pages got ready")
-        kinds = {kind: sum(page.kind == kind for page in pages) for kind in ("scoresheet", "season", "wall")}
+        kinds = {kind: sum(page.kind == kind for page in pages) for kind in ("scoresheet", "season", "wall", "badge")}
         print(f"{len(tables)} tables over {len(season_ids)} seasons; open pages: {kinds['scoresheet']} scoresheets "
-              f"(each with its member's badge), {kinds['season']} season pages, {kinds['wall']} walls")  # fmt: skip
+              f"(each with its member's badge), {kinds['season']} season pages, {kinds['wall']} walls, "
+              f"{kinds['badge']} other members' badges")  # fmt: skip
         await asyncio.sleep(1.0)
 
         failures = 0
@@ -406,6 +426,8 @@ def main() -> None:
     parser.add_argument("--seasons", type=int, default=4)
     parser.add_argument("--season-pages", type=int, default=20)
     parser.add_argument("--walls", type=int, default=2)
+    parser.add_argument("--members-online", type=int, default=0, help="other members with only their badge open")
+    parser.add_argument("--port", type=int, default=None, help="the server's port (a free one by default)")
     parser.add_argument("--rates", default="1,10", help="hands per table per 90 s, one run each (1: a real night)")
     parser.add_argument("--period", type=float, default=None, help="seconds between hands (not --rates)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long each rate runs")
@@ -418,16 +440,23 @@ def main() -> None:
         args.tables, args.seasons, args.season_pages, args.walls = 4, 2, 2, 1
         args.rates, args.period, args.seconds = "1", 1.0, 5.0
     args.rates = [float(rate) for rate in args.rates.split(",")]
-    if args.tables > 200 or args.seconds > 300 or args.season_pages > 100 or args.walls > 10:
-        raise SystemExit("bounded: at most 200 tables, 100 season pages, 10 walls and 300 s per rate")
+    bounds = (
+        (args.tables, 200),
+        (args.seconds, 300),
+        (args.season_pages, 100),
+        (args.walls, 10),
+        (args.members_online, 400),
+    )
+    if any(value > most for value, most in bounds):
+        raise SystemExit("bounded: at most 200 tables, 100 season pages, 10 walls, 400 members online, 300 s per rate")
     random.seed(39)
     prepare_database()
-    club, season_ids, tables = seed(args.tables, args.seasons)
-    port = bench_live.free_port()
+    club, season_ids, tables, online = seed(args.tables, args.seasons, args.members_online)
+    port = args.port or bench_live.free_port()
     server = bench_live.start_server(port, args.workers)
     try:
         failures = asyncio.run(
-            asyncio.wait_for(night(args, club, season_ids, tables, port, server), timeout=args.timeout)
+            asyncio.wait_for(night(args, club, season_ids, tables, online, port, server), timeout=args.timeout)
         )
     finally:
         server.terminate()
