@@ -25,7 +25,12 @@ season would do the same but make every table of a club night wait for the other
 sequence or a clock is taken when the transaction writes, not in commit order.) The same on
 PostgreSQL and SQLite; the times stay in the versions only for writes that call no ``notify_change``.
 
-A "topic" names what a live page follows: ``season:<id>`` or ``game:<id>``, as the notifications do.
+A "topic" names what a live page follows: ``season:<id>`` or ``game:<id>``, as the notifications do,
+or ``todo:<id>``: what of a season can move anyone's "Needs you" list. Its version moves only with its
+finished games (a game finishing or reopened, a finished result corrected, confirmed, disputed or voided)
+and its published rounds (their fixtures), not with the hands of games in play, which move no one's
+list: a signed-in page's badge is not fetched again on every hand of a club night. A season's
+notification is heard for both of its topics.
 """
 
 from __future__ import annotations
@@ -157,6 +162,47 @@ def season_versions(season_ids) -> dict[int, str]:
     return {season_id: found.get(season_id, version_text(0, None, None)) for season_id in ids}
 
 
+def season_todo_versions(season_ids) -> dict[int, str]:
+    """The ``todo:<id>`` version of many seasons in one query: what can move a to-do list (the module's
+    docstring), from its finished games and its published rounds."""
+    ids = list(season_ids)
+    games, rounds = Game.objects.filter(over=True), SwissRound.objects.filter(published=True)
+    rows = (
+        Season.objects.filter(pk__in=ids)
+        .order_by()
+        .annotate(
+            game_count=_one_figure(games, n=Count("*")),
+            updated=_one_figure(games, u=Max("updated_at")),
+            confirmed=_one_figure(games, c=Max("confirmed_at")),
+            changed=_one_figure(games, s=Sum("change_count")),
+            round_count=_one_figure(rounds, n=Count("*")),
+            started=_one_figure(rounds, s=Max("started_at")),
+        )
+        .values_list("pk", "game_count", "updated", "confirmed", "changed", "round_count", "started")
+    )
+    found = {row[0]: todo_version_text(*row[1:]) for row in rows}
+    return {season_id: found.get(season_id, todo_version_text(0, None, None, 0, 0, None)) for season_id in ids}
+
+
+def todo_version_text(over: int | None, updated, confirmed, changed: int | None, rounds: int | None, started) -> str:
+    """``over`` finished games whose ``change_count`` add up to ``changed`` (latest stamps ``updated``,
+    ``confirmed``), and ``rounds`` published rounds, the latest started at ``started``."""
+    return f"t{over or 0}.{changed or 0}.{_stamp(updated)}.{_stamp(confirmed)}.{rounds or 0}.{_stamp(started)}"
+
+
+def season_todo_versions_sql() -> str:
+    """``season_todo_versions`` as one SQL statement taking a list of season ids twice (PostgreSQL's ANY)."""
+    games, rounds = Game._meta.db_table, SwissRound._meta.db_table
+    return (
+        "SELECT season_id, sum(n)::bigint, max(u), max(c), sum(s)::bigint, sum(r)::bigint, max(t) FROM ("  # noqa: S608
+        "SELECT season_id, count(*) AS n, max(updated_at) AS u, max(confirmed_at) AS c, sum(change_count) AS s, "
+        f"0 AS r, NULL::timestamptz AS t FROM {games} WHERE over AND season_id = ANY(%s) GROUP BY season_id "
+        f"UNION ALL SELECT season_id, 0, NULL, NULL, 0, count(*), max(started_at) FROM {rounds} "
+        "WHERE published AND season_id = ANY(%s) GROUP BY season_id"
+        ") AS versions GROUP BY season_id"
+    )
+
+
 def season_versions_sql() -> str:
     """``season_versions`` as one SQL statement taking a list of season ids twice (PostgreSQL's ANY)."""
     games, rounds = Game._meta.db_table, SwissRound._meta.db_table
@@ -216,9 +262,21 @@ def game_topic(game_id: int) -> str:
     return f"game:{game_id}"
 
 
+def todo_topic(season_id: int) -> str:
+    return f"todo:{season_id}"
+
+
+def topics_told(payload: str) -> tuple[str, ...]:
+    """The topics a notification's payload moves: a season's moves its to-do topic too (a finished
+    game; the hub then reads whether its to-do version did move)."""
+    kind, _, number = payload.partition(":")
+    return (payload, todo_topic(number)) if kind == "season" else (payload,)
+
+
 def topic_ids(topics) -> dict[str, list[int]]:
-    """The ids named by ``topics`` by kind: {"season": [...], "game": [...]} (others are ignored)."""
-    ids: dict[str, list[int]] = {"season": [], "game": []}
+    """The ids named by ``topics`` by kind: {"season": [...], "game": [...], "todo": [...]} (others are
+    ignored)."""
+    ids: dict[str, list[int]] = {"season": [], "game": [], "todo": []}
     for topic in topics:
         kind, _, number = topic.partition(":")
         if kind in ids and (read := numbers.whole_or_none(number, low=1, high=numbers.BIGINT)) is not None:
@@ -234,4 +292,6 @@ def topic_versions(topics) -> dict[str, str]:
         versions.update((season_topic(pk), version) for pk, version in season_versions(ids["season"]).items())
     if ids["game"]:
         versions.update((game_topic(pk), version) for pk, version in game_versions(ids["game"]).items())
+    if ids["todo"]:
+        versions.update((todo_topic(pk), version) for pk, version in season_todo_versions(ids["todo"]).items())
     return versions

@@ -81,13 +81,39 @@ def test_a_scoresheet_stream_hears_a_hand_saved_on_another_phone_of_a_friendly_g
     assert events[1][1] == changes.game_version(friendly) != json.loads(events[0][1])["game"]
 
 
-def _record_both_later(first, first_by, then, then_by):
-    """Another phone saves a hand of ``first``, then one of ``then`` (one after the other)."""
+def _hand_then_finish_later(game, by, then_by):
+    """Another phone saves a hand of ``game`` (still in play after it), then, a second later (two polls of
+    the SQLite hub), the gin that finishes it."""
     import threading
+    import time
+
+    from django.db import connection
 
     def both():
-        _record_later(first, first_by, delay=0).join()
-        _record_later(then, then_by, delay=0).join()
+        try:
+            services.hand_record(game=game, ending="knock", by=by, knocker_deadwood=4, defender_deadwood=20)
+            time.sleep(1.0)
+            play(game, then_by)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=both)
+    thread.start()
+    return thread
+
+
+def _finish_both_later(first, first_by, then, then_by):
+    """Another phone finishes ``first``, then ``then`` (one after the other)."""
+    import threading
+
+    from django.db import connection
+
+    def both():
+        try:
+            play(first, first_by)
+            play(then, then_by)
+        finally:
+            connection.close()
 
     thread = threading.Thread(target=both)
     thread.start()
@@ -95,7 +121,7 @@ def _record_both_later(first, first_by, then, then_by):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_to_do_event_reaches_the_members_of_the_club_only():
+def test_a_to_do_event_reaches_the_members_of_the_club_only_when_a_result_can_move_their_list():
     cast = make_club(name="Todo Live", is_public=False)
     season = open_season(cast)
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
@@ -107,27 +133,32 @@ def test_a_to_do_event_reaches_the_members_of_the_club_only():
         season=theirs, player_one=other_pat, player_two=other_quinn, started_by=other.owner
     )
     until_todo = lambda events: "todo" in _names(events)  # noqa: E731
+    before = changes.season_todo_versions([season.pk])[season.pk]
 
-    # A member's stream (any page: the navigation's count) hears their club's game change as "todo".
+    # A member's stream (any page: the navigation's count) does not hear a hand of a game in play as
+    # "todo" (no one's list moves: every signed-in page would fetch its count for nothing), and hears
+    # the gin that finishes the game (a result for Quinn to confirm).
     status, heard = run_async(
-        _stream(cast.rival, "", until=until_todo, timer_after_ready=lambda: _record_later(game, pat))
+        _stream(cast.rival, "", until=until_todo, timer_after_ready=lambda: _hand_then_finish_later(game, pat, pat))
     )
     assert status == 200 and _names(heard) == ["ready", "todo"]
-    assert heard[1][1] == changes.season_version(season.pk)
-    their_version = changes.season_version(theirs.pk)
-    # Another club's member: a hand of the private club's game, then one of their own club's. The
+    assert json.loads(heard[0][1]) == {"todo": before}
+    assert heard[1][1] == changes.season_todo_versions([season.pk])[season.pk] != before
+    their_version = changes.season_todo_versions([theirs.pk])[theirs.pk]
+    # Another club's member: a result of the private club's season, then one of their own club's. The
     # first never reaches them; the first "todo" they hear is their own club's.
+    rematch = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
     status, heard = run_async(
         _stream(
             other.rival,
             "",
             until=until_todo,
-            timer_after_ready=lambda: _record_both_later(game, pat, their_game, other_pat),
+            timer_after_ready=lambda: _finish_both_later(rematch, pat, their_game, other_pat),
         )
     )
     assert status == 200 and _names(heard) == ["ready", "todo"]
     assert json.loads(heard[0][1]) == {"todo": their_version}  # their own club's season only
-    assert heard[1][1] == changes.season_version(theirs.pk)
+    assert heard[1][1] == changes.season_todo_versions([theirs.pk])[theirs.pk]
 
 
 @pytest.mark.django_db

@@ -3,7 +3,8 @@ game reaches every open stream that follows it, across processes.
 
 Writers announce changes through ``scoring.changes.notify_change`` (PostgreSQL NOTIFY, sent when
 their transaction commits). Readers iterate ``topic_changes`` (a live page's one stream, following
-any topics: ``season:<id>``, ``game:<id>``) or ``season_changes`` (the wall screen's stream).
+any topics: ``season:<id>``, ``game:<id>``, ``todo:<id>``: a season's notification is heard for its
+to-do topic too) or ``season_changes`` (the wall screen's stream).
 
 One hub per server process (per event loop) listens for all the streams of that process, so a
 thousand open pages cost what one does:
@@ -45,10 +46,14 @@ from scoring.changes import (
     game_topic,
     game_version_text,
     game_versions_sql,
+    season_todo_versions_sql,
     season_topic,
     season_versions_sql,
+    todo_topic,
+    todo_version_text,
     topic_ids,
     topic_versions,
+    topics_told,
     version_text,
 )
 
@@ -241,7 +246,7 @@ class _Hub:
                         heard = [note.payload async for note in listener.notifies(timeout=WAIT_SECONDS, stop_after=1)]
                         if heard:  # one change often comes with others (a busy club night): take them together
                             heard += [note.payload async for note in listener.notifies(timeout=BURST_SECONDS)]
-                        due = {topic for topic in heard if topic in self.watchers}
+                        due = {topic for payload in heard for topic in topics_told(payload) if topic in self.watchers}
                         if loop.time() - looked >= SAFETY_SECONDS:
                             due, looked = set(self.watchers), loop.time()
             except (psycopg.Error, OSError):  # a restart or failover: listen again shortly
@@ -284,6 +289,12 @@ async def _read_versions(listener, topics: set[str]) -> dict[str, str]:
         cursor = await listener.execute(game_versions_sql(), [sorted(ids["game"])])
         found = {row[0]: game_version_text(*row[1:]) async for row in cursor}
         versions.update((game_topic(pk), found.get(pk, GONE)) for pk in ids["game"])
+    if ids["todo"]:
+        seasons = sorted(ids["todo"])
+        cursor = await listener.execute(season_todo_versions_sql(), [seasons, seasons])
+        found = {row[0]: todo_version_text(*row[1:]) async for row in cursor}
+        none = todo_version_text(0, None, None, 0, 0, None)
+        versions.update((todo_topic(pk), found.get(pk, none)) for pk in ids["todo"])
     return versions
 
 

@@ -29,7 +29,7 @@ from django.utils.translation import gettext_noop
 
 from ginleague import numbers
 from scoring import permissions
-from scoring.changes import game_topic, season_topic
+from scoring.changes import game_topic, season_topic, todo_topic
 from scoring.league import live
 from scoring.models import Game, Season
 from scoring.selectors import open_season_ids, todo_season_ids
@@ -62,8 +62,10 @@ def followed(request) -> dict[str, set[str]]:
         club = permissions.visible_club(request.user, slug)
         for season_id in open_season_ids(club):
             parts[season_topic(season_id)].add("club")
-    for season_id in todo_season_ids(request.user):  # the viewer's own: nobody else's to-do
-        parts[season_topic(season_id)].add("todo")
+    # The viewer's own (nobody else's to-do), on the seasons' to-do topics: a hand of a game in play
+    # moves nobody's list, so it does not make every signed-in page fetch its count again.
+    for season_id in todo_season_ids(request.user):
+        parts[todo_topic(season_id)].add("todo")
     return dict(parts)
 
 
