@@ -247,6 +247,25 @@ AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if N
 # share one Wi-Fi address needs it above the screens open on its busiest night (divided by the workers).
 LIVE_STREAMS_PER_ADDRESS = int(os.environ.get("LIVE_STREAMS_PER_ADDRESS", "200"))
 
+# Django's caches, in each server process's memory and bounded (the oldest third goes when one is full).
+# "default": the API's rate-limit counts. "parts": what live parts render, keyed by the versions they show
+# (scoring/parts.py), so that a hundred screens of one season cost one render per change; apart, so that
+# renders never push a rate-limit count out. PART_CACHE_ENTRIES bounds it (0: live parts are not cached).
+PART_CACHE_ENTRIES = int(os.environ.get("PART_CACHE_ENTRIES", "2000"))
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "ginleague-default"},
+    "parts": (
+        {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "ginleague-parts",
+            "TIMEOUT": 3600,  # a part's key moves with every change: an hour keeps a quiet season's renders
+            "OPTIONS": {"MAX_ENTRIES": PART_CACHE_ENTRIES},
+        }
+        if PART_CACHE_ENTRIES > 0
+        else {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+    ),
+}
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import global_settings
+from django.core.cache import caches
 from django.test.utils import override_settings
 from django.utils import translation
 
@@ -124,6 +125,13 @@ def _no_lockout_or_rate_limits(request, settings):
         return
     settings.AXES_ENABLED = False
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {}}
+
+
+@pytest.fixture(autouse=True)
+def _each_test_starts_with_no_part_rendered():
+    """Live parts are cached per process by their versions (scoring/parts.py): a part an earlier test drew
+    is not this test's, whatever ids its database re-used."""
+    caches["parts"].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -289,6 +289,7 @@ def site_map():
         ("Swiss night season", organiser, reverse("league:season", args=[slug, swiss.pk]), 200),
         ("Swiss night", organiser, reverse("league:night", args=[slug, swiss.pk]), 200),
         ("wall", anonymous, reverse("league:wall", args=[slug, open_season.pk]), 200),
+        ("season standings", anonymous, reverse("league:season_standings", args=[slug, robin.pk]), 200),
         ("wall board", anonymous, reverse("league:wall_board", args=[slug, open_season.pk]), 200),
         ("wall, Swiss night", anonymous, reverse("league:wall", args=[slug, swiss.pk]), 200),
         ("print sheet", anonymous, reverse("league:season_print", args=[slug, robin.pk]), 200),

@@ -373,11 +373,14 @@ class WallBoard:
     recent: list  # Game, the latest finished
 
 
-def season_wall(season, *, playing_limit: int = 12, recent_limit: int = 8) -> WallBoard:
+def season_wall(
+    season, *, playing_limit: int = 12, recent_limit: int = 8, version: str | None = None, confirmed: str | None = None
+) -> WallBoard:
     """What the wall screen shows, in a fixed number of queries (the version first, so a change
-    made while the rest is read is seen again by the screen)."""
-    version = changes.season_version(season.pk)
-    standings = cached_standings(season)
+    made while the rest is read is seen again by the screen; ``version`` and ``confirmed``: the season's
+    versions when the caller has just read them)."""
+    version = version or changes.season_version(season.pk)
+    standings = cached_standings(season, confirmed=confirmed)
     playing = list(
         Game.objects.filter(season=season, over=False)
         .select_related("player_one", "player_two")
@@ -416,15 +419,16 @@ def confirmed_version(season) -> str:
     return f"{results}.{entrants}.{ranking}"
 
 
-def cached_standings(season):
-    """``season_standings``, computed once per change of the confirmed results (per server process).
+def cached_standings(season, *, confirmed: str | None = None):
+    """``season_standings``, computed once per change of the confirmed results (per server process;
+    ``confirmed``: the season's ``confirmed_version`` when the caller has just read it).
 
     The standings count confirmed results only, so hands saved in games still
     in play (most changes on a club night) do not recompute them. The
     ``provisional`` list is as of the computation (the wall does not show it).
     """
     born = changes.version_text(0, season.created_at, None)  # a season id the database re-used is another season
-    key = f"ginleague:standings:{season.pk}:{born}:{confirmed_version(season)}"
+    key = f"ginleague:standings:{season.pk}:{born}:{confirmed or confirmed_version(season)}"
     standings = cache.get(key)
     if standings is None:
         standings = season_standings(season)
@@ -432,11 +436,11 @@ def cached_standings(season):
     return standings
 
 
-def current_standings(season):
+def current_standings(season, *, confirmed: str | None = None):
     """The standings as the season page shows them: the confirmed figures from ``cached_standings``
     (two queries when cached) and the provisional results read now (one more query), so a game
     finishing or being disputed shows at once without recomputing the standings."""
-    return dataclasses.replace(cached_standings(season), provisional=provisional_games(season))
+    return dataclasses.replace(cached_standings(season, confirmed=confirmed), provisional=provisional_games(season))
 
 
 # --- the knockout bracket ----------------------------------------------------------------------------

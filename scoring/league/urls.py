@@ -18,6 +18,7 @@ urlpatterns = [
     path("<slug:slug>/invitations/", views.invitation_create, name="invitation_create"),
     path("<slug:slug>/seasons/new/", views.season_new, name="season_new"),
     path("<slug:slug>/seasons/<int:pk>/", views.season_detail, name="season"),
+    path("<slug:slug>/seasons/<int:pk>/standings/", views.season_standings, name="season_standings"),
     path("<slug:slug>/seasons/<int:pk>/wall/", wall.wall, name="wall"),
     path("<slug:slug>/seasons/<int:pk>/wall/board/", wall.wall_board, name="wall_board"),
     path("<slug:slug>/seasons/<int:pk>/wall/events/", wall.wall_events, name="wall_events"),

@@ -10,8 +10,9 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Max, Min, Q
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -21,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from ginleague import numbers
 from players import clubs
 from players.models import Club, Invitation, Membership, Player
-from scoring import audit, changes, permissions
+from scoring import audit, changes, parts, permissions
 from scoring.engine.bracket import round_name
 from scoring.engine.rules import preset_label, resolve_rules
 from scoring.league import services as league
@@ -40,7 +41,9 @@ from scoring.league.forms import (
 )
 from scoring.league.selectors import night_rounds
 from scoring.league.standings import (
+    DEFAULT_RANKING,
     RANKING_CRITERIA,
+    confirmed_version,
     current_standings,
     is_overdue,
     season_knockout,
@@ -280,9 +283,36 @@ def _season(request, slug, pk) -> tuple[Club, Season]:
     return club, season
 
 
+def _standings_html(club: Club, season: Season) -> str:
+    """The season page's standings and provisional results, its live part "season": the same for every
+    viewer who may see the season, so rendered once per change of what it shows (scoring/parts.py).
+    Its key: the season (and when it was made: a re-used id is another season; whether it is closed),
+    its version (every game's change: the provisional results) and its confirmed version (the results,
+    entrants, ranking and byes the standings count)."""
+    born = changes.version_text(0, season.created_at, season.closed_at)
+    version = changes.season_version(season.pk)  # read first: what is rendered after it is as new or newer
+    confirmed = confirmed_version(season)
+    versions = (season.pk, born, version, confirmed)
+
+    def render() -> str:
+        standings = current_standings(season, confirmed=confirmed)  # figures kept until a confirmed result changes
+        criteria = [RANKING_CRITERIA[name] for name in standings.ranking]
+        context = {"club": club, "season": season, "standings": standings, "criteria": criteria, "version": version}
+        return render_to_string("league/season_detail.html#standings", context)
+
+    return parts.rendered("season-standings", versions=versions, render=render)
+
+
+def season_standings(request, slug, pk):
+    """The season page's standings alone: what its live part fetches again after a change."""
+    club, season = _season(request, slug, pk)
+    response = HttpResponse(_standings_html(club, season))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 def season_detail(request, slug, pk):
     club, season = _season(request, slug, pk)
-    standings = current_standings(season)  # cached until a confirmed result changes
     role = clubs.club_role(request.user, club)
     manager = role in ("owner", "admin")
     my_player = clubs.player_of(request.user) if role else None
@@ -305,11 +335,11 @@ def season_detail(request, slug, pk):
         entrants = season.players.order_by("name")
         open_form = OpenGameForm(entrants=entrants, initial={"player_one": my_player})
     rules = resolve_rules(season.rules)
+    ranking = season.ranking or DEFAULT_RANKING
     context = {
         "club": club,
         "season": season,
-        "standings": standings,
-        "criteria": [RANKING_CRITERIA[name] for name in standings.ranking],
+        "standings_html": _standings_html(club, season),
         "fixtures": fixtures,
         "my_fixtures": my_fixtures,
         "rounds": rounds,
@@ -319,7 +349,7 @@ def season_detail(request, slug, pk):
         "rules": rules.describe_overrides(),
         "preset_label": preset_label(rules.preset),
         "ranking_form": RankingForm(
-            initial={f"ranking_{i}": name for i, name in enumerate(standings.ranking, start=1)}
+            initial={f"ranking_{i}": name for i, name in enumerate(ranking, start=1)}
         )
         if manager and not season.is_closed  # a closed season's final order does not change
         else None,

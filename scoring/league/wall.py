@@ -2,7 +2,8 @@
 night's wall also shows the current round's tables and its clock).
 
 ``wall`` renders the page (it works without JavaScript: a plain page with a
-Reload link); ``wall_board`` renders its board partial; ``wall_events`` answers with an
+Reload link); ``wall_board`` renders its board partial (once per change for every screen: scoring/parts.py);
+``wall_events`` answers with an
 async Server-Sent Events stream (``scoring.league.live.season_changes``) that
 static/js/wall.js listens to, re-fetching the board on every change.
 A private club's wall is only for its members (404 to anyone else).
@@ -10,13 +11,15 @@ A private club's wall is only for its members (404 to anyone else).
 
 from __future__ import annotations
 
+from django.http import HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils import timezone
 
-from scoring import permissions
+from scoring import changes, parts, permissions
 from scoring.league import live
 from scoring.league.selectors import night_rounds
-from scoring.league.standings import RANKING_CRITERIA, season_wall
+from scoring.league.standings import RANKING_CRITERIA, confirmed_version, season_wall
 from scoring.models import Season
 
 WALL_ROWS = 20
@@ -26,8 +29,8 @@ def _rows_shown(request) -> int | None:
     return None if request.GET.get("rows") == "all" else WALL_ROWS
 
 
-def _context(request, season: Season) -> dict:
-    board = season_wall(season)
+def _context(request, season: Season, **versions) -> dict:
+    board = season_wall(season, **versions)  # the season's versions, when the caller has just read them
     shown = _rows_shown(request)
     rows = board.standings.rows
     return {
@@ -49,9 +52,29 @@ def wall(request, slug, pk):
     return render(request, "wall/wall.html", _context(request, season))
 
 
+def _board_html(request, season: Season) -> str:
+    """The board, rendered once per change for every screen of the season (scoring/parts.py): it shows
+    the same to everyone who may see the season. Its key: the season's version (every game's change:
+    the games in play and the latest results), its confirmed version (the standings) and how many rows
+    are asked for. A Swiss night's board is drawn afresh each time: its round's clock starts from the
+    server's time now."""
+
+    if season.is_swiss:
+        return render_to_string("wall/wall.html#board", _context(request, season))
+    born = changes.version_text(0, season.created_at, season.closed_at)  # a re-used id is another season
+    version, confirmed = changes.season_version(season.pk), confirmed_version(season)
+
+    def render() -> str:
+        context = _context(request, season, version=version, confirmed=confirmed)
+        return render_to_string("wall/wall.html#board", context)
+
+    versions = (season.pk, born, version, confirmed, _rows_shown(request))
+    return parts.rendered("wall-board", versions=versions, render=render)
+
+
 def wall_board(request, slug, pk):
     season = permissions.visible_season(request.user, slug, pk)
-    response = render(request, "wall/wall.html#board", _context(request, season))
+    response = HttpResponse(_board_html(request, season))
     response["Cache-Control"] = "no-store"
     return response
 
