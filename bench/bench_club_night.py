@@ -18,7 +18,7 @@ heard while fetching fetches again once it is back):
 
 * two scoresheets per table (each player's phone, signed in: the sheet, ``/live/?game=``, and their
   "Needs you" badge, ``/todo/count/``, on every change in the club's seasons);
-* ``--season-pages`` season pages (``#standings`` and the fixtures, spread over the seasons);
+* ``--season-pages`` season pages (``#standings``, from its own address, spread over the seasons);
 * ``--walls`` wall screens (the board, re-fetched until it shows the stream's newest version);
 * ``--members-online`` more members of the club, signed in on some page with no live part of its own:
   their "Needs you" badge and its stream only (``/live/``). With ``--season-pages`` it sets how many
@@ -89,7 +89,8 @@ class Table:
     players: tuple[int, int]  # Player ids
     cookies: tuple[str, str]  # each player's signed-in session
     token: str  # the first player's API token: the phone that saves
-    saved: list[float] = field(default_factory=list)  # when each save was answered
+    # Each save: when it committed, and the game's and its season's count of changes just after it.
+    saved: list[tuple[float, int, int]] = field(default_factory=list)
 
 
 def seed(tables: int, seasons: int, online: int = 0):
@@ -172,7 +173,7 @@ class Part:
     version: str | None = None  # the data-version it shows (walls and sheets)
     fetching: bool = False
     again: bool = False
-    fetches: list[tuple[float, float]] = field(default_factory=list)  # (started, ended)
+    fetches: list[tuple[float, float, str | None]] = field(default_factory=list)  # (started, ended, its version)
 
 
 class Page:
@@ -212,7 +213,7 @@ class Page:
                 else:
                     if answer.status_code == 200:
                         self.take(part, answer.text)
-                        part.fetches.append((started, time.monotonic()))
+                        part.fetches.append((started, time.monotonic(), part.version))
                     else:
                         await asyncio.sleep(0.3)
                         part.again = True
@@ -253,10 +254,12 @@ def pages_of(club, season_ids, tables: list[Table], season_pages: int, walls: in
             )  # fmt: skip
     for index in range(season_pages):
         season_id = season_ids[index % len(season_ids)]
-        url = f"/clubs/{club.slug}/seasons/{season_id}/"
+        # Its standings come from their own address (data-live-url, as wall.js fetches them); an open
+        # season has no fixtures of its own.
+        url = f"/clubs/{club.slug}/seasons/{season_id}/standings/"
         pages.append(
             Page("season", None, season_id, f"/live/?season={season_id}", "", [
-                Part("season", url, ("standings", "round-fixtures")),
+                Part("season", url, ("standings",)),
             ])
         )  # fmt: skip
     for index in range(walls):
@@ -276,12 +279,23 @@ def percentile(values: list[float], share: float) -> float:
 # --- the night ----------------------------------------------------------------------------------------
 
 
-def save_hand(table: Table, by: int) -> float:
-    """Save a hand as the table's phone would (the service the API and the page call); when it committed."""
-    from scoring import services
+def save_hand(table: Table, by: int) -> tuple[float, int, int]:
+    """Save a hand as the table's phone would (the service the API and the page call): when it committed,
+    and the counts of changes of its game and season read just after (a page whose part shows a version
+    with counts this high holds the hand, even if its fetch started a moment before the commit)."""
+    from scoring import changes, services
+    from scoring.models import Game
 
     services.hand_record(game=table.game_id, ending="knock", by=by, knocker_deadwood=3, defender_deadwood=4)
-    return time.monotonic()
+    at = time.monotonic()
+    game_changes = Game.objects.values_list("change_count", flat=True).get(pk=table.game_id)
+    return at, game_changes, changed(changes.season_version(table.season_id))
+
+
+def changed(version: str | None) -> int | None:
+    """The count of changes in a game's or a season's version (its second figure), which only grows."""
+    figures = (version or "").split(".")
+    return int(figures[1]) if len(figures) > 1 and figures[1].isdigit() else None
 
 
 async def write(table: Table, period: float, until: float, together: bool) -> None:
@@ -306,20 +320,27 @@ async def write(table: Table, period: float, until: float, together: bool) -> No
 
 def delays(pages: list[Page], tables: list[Table], since: float) -> tuple[dict[str, list[float]], dict[str, int]]:
     """For each save after ``since`` and each page that shows it: when the page first held it."""
-    by_season: dict[int, list[float]] = {}
+    by_season: dict[int, list[tuple[float, int]]] = {}
     for table in tables:
-        by_season.setdefault(table.season_id, []).extend(at for at in table.saved if at >= since)
+        by_season.setdefault(table.season_id, []).extend((at, season) for at, _, season in table.saved if at >= since)
     found: dict[str, list[float]] = {"scoresheet": [], "season": [], "wall": []}
     missed = dict.fromkeys(found, 0)
     for page in pages:
         if page.kind == "badge":  # shows no figures of a hand: only the stale check looks at it
             continue
         if page.kind == "scoresheet":
-            saves, part = [at for at in page.table.saved if at >= since], page.parts["game"]
+            saves, part = [(at, game) for at, game, _ in page.table.saved if at >= since], page.parts["game"]
         else:
             saves, part = by_season.get(page.season_id, []), next(iter(page.parts.values()))
-        for at in saves:
-            done = [ended for started, ended in part.fetches if started >= at]
+        for at, count in saves:
+            # The first fetch that shows it: its version counts this change (or, for a part without a
+            # version, it started after the commit).
+            done = [
+                max(ended, at)
+                for started, ended, version in part.fetches
+                if (changed(version) is not None and changed(version) >= count)
+                or (changed(version) is None and started >= at)
+            ]
             if done:
                 found[page.kind].append(min(done) - at)
             else:
@@ -387,7 +408,7 @@ async def night(args, club, season_ids, tables, online, port: int, server) -> in
             await asyncio.gather(*(write(table, period, until, args.quick) for table in tables))
             await settle(pages, 30)
             cpu = bench_live.cpu_seconds(server) - cpu_before
-            saves = sum(1 for table in tables for at in table.saved if at >= since)
+            saves = sum(1 for table in tables for at, _, _ in table.saved if at >= since)
             fetched = sum(len(part.fetches) for page in pages for part in page.parts.values()) - fetched_before
             found, missed = delays(pages, tables, since)
             every = sorted(delay for kind in found for delay in found[kind])
