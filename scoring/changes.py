@@ -43,6 +43,7 @@ from django.db.models import Count, Max, OuterRef, Subquery, Sum
 
 from ginleague import numbers
 from scoring.models import Game, Season, SwissRound
+from scoring.prepared import Prepared
 
 CHANNEL = "ginleague_changes"  # season:<id>: a game of the season changed
 GAME_CHANNEL = "ginleague_games"  # game:<id>: the game changed (friendly games too)
@@ -130,35 +131,52 @@ def _later(one: datetime.datetime | None, two: datetime.datetime | None) -> date
     return max(one, two) if one and two else one or two
 
 
-def _one_figure(queryset, **aggregate) -> Subquery:
-    """A per-season aggregate as a subquery of the season's row."""
+def per_season(queryset, **aggregate) -> Subquery:
+    """A per-season aggregate of ``queryset`` (rows with a ``season_id``) as a subquery of the season's row."""
     ((name, expression),) = aggregate.items()
     return Subquery(queryset.filter(season_id=OuterRef("pk")).order_by().values("season_id").annotate(
         **{name: expression}
     ).values(name))
 
 
+def _with_version_figures(seasons):
+    """``seasons`` with the figures of their versions annotated (one subquery each)."""
+    games, rounds = Game.objects.all(), SwissRound.objects.filter(published=True)
+    return seasons.order_by().annotate(
+        game_count=per_season(games, n=Count("*")),
+        updated=per_season(games, u=Max("updated_at")),
+        confirmed=per_season(games, c=Max("confirmed_at")),
+        changed=per_season(games, s=Sum("change_count")),
+        round_count=per_season(rounds, n=Count("*")),
+        started=per_season(rounds, s=Max("started_at")),
+    )
+
+
+_VERSION_FIGURES = ("pk", "game_count", "updated", "confirmed", "changed", "round_count", "started")
+
+
+def _version_of(pk, game_count, updated, confirmed, changed, round_count, started) -> str:
+    return version_text((game_count or 0) + (round_count or 0), _later(updated, started), confirmed, changed)
+
+
+# One season's version is asked on every fetch of a live part (the key of its render, scoring/parts.py):
+# its statement is built once per database, not on every request (building it cost more than running it).
+_ONE_SEASON = Prepared(
+    Season, lambda season_id: _with_version_figures(Season.objects.filter(pk=season_id).only("pk")), season_id=int
+)
+
+
 def season_versions(season_ids) -> dict[int, str]:
     """``season_version`` of many seasons in one query (a season with no game yet has the empty version)."""
     ids = list(season_ids)
-    games, rounds = Game.objects.all(), SwissRound.objects.filter(published=True)
-    rows = (
-        Season.objects.filter(pk__in=ids)
-        .order_by()
-        .annotate(
-            game_count=_one_figure(games, n=Count("*")),
-            updated=_one_figure(games, u=Max("updated_at")),
-            confirmed=_one_figure(games, c=Max("confirmed_at")),
-            changed=_one_figure(games, s=Sum("change_count")),
-            round_count=_one_figure(rounds, n=Count("*")),
-            started=_one_figure(rounds, s=Max("started_at")),
-        )
-        .values_list("pk", "game_count", "updated", "confirmed", "changed", "round_count", "started")
-    )
-    found = {
-        pk: version_text((game_count or 0) + (round_count or 0), _later(updated, started), confirmed, changed)
-        for pk, game_count, updated, confirmed, changed, round_count, started in rows
-    }
+    if len(ids) == 1:
+        found = {
+            season.pk: _version_of(*(getattr(season, name) for name in _VERSION_FIGURES))
+            for season in _ONE_SEASON(season_id=ids[0])
+        }
+    else:
+        rows = _with_version_figures(Season.objects.filter(pk__in=ids)).values_list(*_VERSION_FIGURES)
+        found = {row[0]: _version_of(*row) for row in rows}
     return {season_id: found.get(season_id, version_text(0, None, None)) for season_id in ids}
 
 
@@ -171,12 +189,12 @@ def season_todo_versions(season_ids) -> dict[int, str]:
         Season.objects.filter(pk__in=ids)
         .order_by()
         .annotate(
-            game_count=_one_figure(games, n=Count("*")),
-            updated=_one_figure(games, u=Max("updated_at")),
-            confirmed=_one_figure(games, c=Max("confirmed_at")),
-            changed=_one_figure(games, s=Sum("change_count")),
-            round_count=_one_figure(rounds, n=Count("*")),
-            started=_one_figure(rounds, s=Max("started_at")),
+            game_count=per_season(games, n=Count("*")),
+            updated=per_season(games, u=Max("updated_at")),
+            confirmed=per_season(games, c=Max("confirmed_at")),
+            changed=per_season(games, s=Sum("change_count")),
+            round_count=per_season(rounds, n=Count("*")),
+            started=per_season(rounds, s=Max("started_at")),
         )
         .values_list("pk", "game_count", "updated", "confirmed", "changed", "round_count", "started")
     )

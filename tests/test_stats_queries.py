@@ -48,11 +48,11 @@ def test_fixed_query_counts(client, django_assert_num_queries, players, games):
     assert Game.objects.filter(season=season).count() == games + 1
     slug = cast.club.slug
     client.force_login(cast.player)  # signed in: membership checks cost their queries too
-    # The wall's 11 include its session, read for the account's language (players.languages) even though
+    # The wall's 10 include its session, read for the account's language (players.languages) even though
     # the public wall itself never asks who is looking.
     pages = {
-        "wall": (reverse("league:wall", args=[slug, season.pk]), {}, 11),
-        "wall_board": (reverse("league:wall_board", args=[slug, season.pk]), {}, 11),
+        "wall": (reverse("league:wall", args=[slug, season.pk]), {}, 10),
+        "wall_board": (reverse("league:wall_board", args=[slug, season.pk]), {}, 10),
         # The profile's 12th asks for the player's partnership games (counted apart; two more when there are some).
         "profile": (reverse("stats:profile", args=[player.pk]), {}, 12),
         "history": (reverse("stats:player_hands", args=[player.pk]), {"ending": "knock", "points_min": "5"}, 7),

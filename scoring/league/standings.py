@@ -20,7 +20,18 @@ from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
 from scoring import changes
 from scoring.engine.bracket import Bracket, TieGame, bracket
-from scoring.models import Fixture, Game, GameScore, LeagueStatus, SeasonFormat, Seed, StandingLine, StandingTotal
+from scoring.models import (
+    Fixture,
+    Game,
+    GameScore,
+    LeagueStatus,
+    Season,
+    SeasonFormat,
+    Seed,
+    StandingLine,
+    StandingTotal,
+)
+from scoring.prepared import Prepared
 from scoring.selectors import is_overdue, overdue_q
 
 __all__ = ["is_overdue", "overdue_q"]  # the due-date rule lives with the to-do (scoring.selectors)
@@ -395,18 +406,35 @@ def season_wall(
     return WallBoard(version=version, standings=standings, playing=playing, recent=recent)
 
 
-def confirmed_version(season) -> str:
-    """Changes whenever a confirmed result of the season changes (or the season's entrants or ranking do)."""
-
-    figures = (
-        Game.objects.filter(season_id=season.pk, league_status=LeagueStatus.CONFIRMED)
+def _confirmed_figures(season_id: int):
+    """The season with the figures of its confirmed results and its entrants annotated."""
+    confirmed, entrants = Game.objects.filter(league_status=LeagueStatus.CONFIRMED), Season.players.through.objects
+    return (
+        Season.objects.filter(pk=season_id)
+        .only("pk")
         .order_by()
-        .aggregate(
-            count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"), changed=Sum("change_count")
+        .annotate(
+            count=changes.per_season(confirmed, n=Count("*")),
+            updated=changes.per_season(confirmed, u=Max("updated_at")),
+            confirmed=changes.per_season(confirmed, c=Max("confirmed_at")),
+            changed=changes.per_season(confirmed, s=Sum("change_count")),
+            player_count=changes.per_season(entrants.all(), n=Count("*")),
+            player_ids=changes.per_season(entrants.all(), s=Sum("player_id")),
         )
     )
-    players = season.players.order_by().aggregate(count=Count("pk"), ids=Sum("pk"))
-    entrants = f"{players['count']}.{players['ids'] or 0}"  # one player taken off and another put on: moves
+
+
+# Asked on every fetch of the season page's standings and the wall's board (the key of their renders):
+# one statement, built once per database.
+_CONFIRMED_FIGURES = Prepared(Season, _confirmed_figures, season_id=int)
+
+
+def confirmed_version(season) -> str:
+    """Changes whenever a confirmed result of the season changes (or the season's entrants or ranking do)."""
+    found = _CONFIRMED_FIGURES(season_id=season.pk)
+    figures = found[0] if found else Season()
+    # One player taken off and another put on: the sum of their ids moves.
+    entrants = f"{getattr(figures, 'player_count', 0) or 0}.{getattr(figures, 'player_ids', 0) or 0}"
     ranking = ",".join(season.ranking or [])
     if season.format == SeasonFormat.SWISS:  # a round published with a bye moves a match point
         byes = (
@@ -415,7 +443,12 @@ def confirmed_version(season) -> str:
             .aggregate(count=Count("bye_id"), ids=Sum("bye_id"))
         )
         ranking += f".byes{byes['count']}.{byes['ids'] or 0}"
-    results = changes.version_text(figures["count"], figures["updated"], figures["confirmed"], figures["changed"])
+    results = changes.version_text(
+        getattr(figures, "count", 0) or 0,
+        getattr(figures, "updated", None),
+        getattr(figures, "confirmed", None),
+        getattr(figures, "changed", 0),
+    )
     return f"{results}.{entrants}.{ranking}"
 
 
