@@ -1,6 +1,7 @@
 """`manage.py backup` and `manage.py restore`: a restored install shows every standing, rating,
 history page and game record exactly as before, keeps ids, and takes new games afterwards."""
 
+import copy
 import gzip
 import io
 import json
@@ -11,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
@@ -31,6 +33,10 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def club_night():
+    return build_club_night()
+
+
+def build_club_night() -> dict:
     """A public club's season: confirmed games, one disputed, a corrected one (audited), one in play,
     friendly games, an open invitation, an API token and a password."""
     cast = make_club(name="Backup Gin")
@@ -237,15 +243,26 @@ def test_a_backup_leaves_out_invitation_links_not_yet_used(club_night, tmp_path)
 # --- restore trusts nothing in the file -------------------------------------------------------------
 
 
-@pytest.fixture
-def written(club_night, tmp_path):
-    """The club night's backup, as a parsed document, and an empty database to restore it into."""
-    path = tmp_path / "backup.json"
-    call_command("backup", str(path))
-    document = json.loads(path.read_text())
-    call_command("flush", interactive=False, verbosity=0)
+@pytest.fixture(scope="module")
+def club_night_backup(django_db_setup, django_db_blocker, tmp_path_factory) -> dict:
+    """The club night's backup as a parsed document, written once for the module: the club night is built in
+    a transaction rolled back once the backup is written (about a second of services per test otherwise), so
+    the database is as empty afterwards as before."""
+    path = tmp_path_factory.mktemp("backup") / "backup.json"
+    with django_db_blocker.unblock(), transaction.atomic():
+        build_club_night()
+        call_command("backup", str(path))
+        transaction.set_rollback(True)
     forget_cached_figures()
-    return document
+    return json.loads(path.read_text())
+
+
+@pytest.fixture
+def written(club_night_backup, transactional_db):
+    """The club night's backup (a copy each test may edit), and an empty database to restore it into."""
+    assert not Player.objects.exists() and not Game.objects.exists()
+    forget_cached_figures()
+    return copy.deepcopy(club_night_backup)
 
 
 def row_of(document: dict, model: str, **fields) -> dict:
