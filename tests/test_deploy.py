@@ -19,7 +19,7 @@ PRODUCTION = {
 }
 
 
-def manage(*args, env):
+def python(*args, env):
     # A fresh process as a server would start: none of the test run's own settings
     # (the browser tests set DJANGO_ALLOW_ASYNC_UNSAFE, which --deploy rightly refuses).
     dropped = ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_ALLOW_ASYNC_UNSAFE", "DJANGO_SETTINGS_MODULE")
@@ -27,8 +27,18 @@ def manage(*args, env):
     # Its own database file, not the project's db.sqlite3: a test run leaves the checkout as it found it.
     scratch = {"DATABASE_URL": f"sqlite:///{tempfile.gettempdir()}/ginleague-deploy-check.sqlite3"}
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env={**clean, **scratch, **env}, capture_output=True, text=True
+        [sys.executable, *args], cwd=ROOT, env={**clean, **scratch, **env}, capture_output=True, text=True
     )
+
+
+def manage(*args, env):
+    return python("manage.py", *args, env=env)
+
+
+def started(served: str, env: dict):
+    """A server process starting the app: it imports ``served`` (ginleague.asgi for uvicorn, ginleague.wsgi for
+    gunicorn), which names the settings itself; no manage.py, so no system checks."""
+    return python("-c", f"import {served}", env=env)
 
 
 def collected(static_root: Path) -> dict:
@@ -44,10 +54,19 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path):
     assert "no issues" in result.stdout
 
 
-def show(setting_expression: str, env: dict) -> str:
-    result = manage("shell", "-c", f"from django.conf import settings; print({setting_expression})", env=env)
+def shown(*setting_expressions: str, env: dict) -> list[str]:
+    """Each expression's value as a fresh process reads the settings under ``env`` (one process for them all)."""
+    prints = "; ".join(f"print({expression})" for expression in setting_expressions)
+    result = python(
+        "-c", f"import django; from django.conf import settings; django.setup(); {prints}",
+        env={"DJANGO_SETTINGS_MODULE": "ginleague.settings", **env},
+    )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout.strip().splitlines()[-1]  # after the shell's own "N objects imported" line
+    return result.stdout.strip().splitlines()[-len(setting_expressions) :]
+
+
+def show(setting_expression: str, env: dict) -> str:
+    return shown(setting_expression, env=env)[0]
 
 
 def test_debug_is_off_unless_asked_for():
@@ -75,15 +94,23 @@ def test_without_a_secret_key_one_is_generated_beside_the_database_and_kept(tmp_
 
 
 def test_with_debug_off_and_nothing_set_the_app_serves_plain_http_on_this_machine():
-    env = {"DEBUG": "false"}
-    assert show("settings.ALLOWED_HOSTS", env=env) == "['127.0.0.1', 'localhost', '[::1]']"
-    assert show("getattr(settings, 'SECURE_SSL_REDIRECT')", env=env) == "False"
-    assert show("settings.WHITENOISE_USE_FINDERS", env=env) == "True"  # static files without collectstatic
+    hosts, redirect, finders = shown(
+        "settings.ALLOWED_HOSTS", "getattr(settings, 'SECURE_SSL_REDIRECT')", "settings.WHITENOISE_USE_FINDERS",
+        env={"DEBUG": "false"},
+    )  # fmt: skip
+    assert hosts == "['127.0.0.1', 'localhost', '[::1]']"
+    assert redirect == "False"
+    assert finders == "True"  # static files without collectstatic
 
 
 def test_a_real_host_name_turns_on_the_production_defaults():
-    assert show("(settings.SECURE_SSL_REDIRECT, settings.SESSION_COOKIE_SECURE)", env=PRODUCTION) == "(True, True)"
-    assert show("settings.WHITENOISE_USE_FINDERS", env=PRODUCTION) == "False"
+    secure, finders = shown(
+        "(settings.SECURE_SSL_REDIRECT, settings.SESSION_COOKIE_SECURE)",
+        "settings.WHITENOISE_USE_FINDERS",
+        env=PRODUCTION,
+    )
+    assert secure == "(True, True)"
+    assert finders == "False"
 
 
 def test_without_collectstatic_the_server_says_what_is_missing_as_it_starts(tmp_path):
@@ -92,13 +119,13 @@ def test_without_collectstatic_the_server_says_what_is_missing_as_it_starts(tmp_
     assert "ginleague.W001" in check.stderr + check.stdout
     assert "manage.py collectstatic --noinput" in check.stderr + check.stdout
     for served in ("ginleague.asgi", "ginleague.wsgi"):  # uvicorn and gunicorn run no system checks
-        started = manage("shell", "-c", f"import {served}", env=env)
-        assert started.returncode == 0, started.stderr
-        assert "The static files are not collected" in started.stderr, served
-        assert "collectstatic --noinput" in started.stderr
-    quiet = manage("shell", "-c", "import ginleague.asgi", env={**env, **collected(tmp_path / "static")})
+        start = started(served, env=env)
+        assert start.returncode == 0, start.stderr
+        assert "The static files are not collected" in start.stderr, served
+        assert "collectstatic --noinput" in start.stderr
+    quiet = started("ginleague.asgi", env={**env, **collected(tmp_path / "static")})
     assert "not collected" not in quiet.stderr  # said only when it is so
-    local = manage("shell", "-c", "import ginleague.asgi", env={"DEBUG": "false"})
+    local = started("ginleague.asgi", env={"DEBUG": "false"})
     assert "not collected" not in local.stderr  # local use serves static/ as it is: nothing to collect
 
 
