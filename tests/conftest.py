@@ -25,12 +25,7 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
 
 
-@pytest.fixture(scope="class")
-def class_rows(django_db_setup, django_db_blocker):
-    """Rows a class of tests shares, built once (a permission matrix runs hundreds of requests against one
-    cast): they live in a transaction that is rolled back after the class, and each test runs in a savepoint
-    inside it (pytest-django's ``db``), so what one test writes is gone before the next. Only tests in the
-    class see the rows."""
+def _rows_rolled_back_after(django_db_blocker):
     from django.db import transaction
 
     with django_db_blocker.unblock():
@@ -42,6 +37,22 @@ def class_rows(django_db_setup, django_db_blocker):
         finally:
             transaction.set_rollback(True)
             outer.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="class")
+def class_rows(django_db_setup, django_db_blocker):
+    """Rows a class of tests shares, built once (a permission matrix runs hundreds of requests against one
+    cast): they live in a transaction that is rolled back after the class, and each test runs in a savepoint
+    inside it (pytest-django's ``db``), so what one test writes is gone before the next. Only tests in the
+    class see the rows."""
+    yield from _rows_rolled_back_after(django_db_blocker)
+
+
+@pytest.fixture(scope="module")
+def module_rows(django_db_setup, django_db_blocker):
+    """``class_rows`` for a module's tests (not for a module with transactional tests: they empty the
+    tables). A worker builds the rows again after running another module's tests in between."""
+    yield from _rows_rolled_back_after(django_db_blocker)
 
 
 @pytest.fixture

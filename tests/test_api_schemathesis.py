@@ -12,6 +12,7 @@ boundary, missing and unexpected field of every operation) and many more generat
 
 import pytest
 import schemathesis
+from django.core.cache import cache
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
@@ -21,6 +22,7 @@ from players.tokens import token_create
 from scoring import services
 from scoring.league import services as league
 from scoring.models import Game
+from scoring.stats import selectors as stats_selectors
 from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.fuzzing import DEEP, examples
 
@@ -49,7 +51,18 @@ def same_connection():
 
 
 @pytest.fixture
-def seeded(db, settings, same_connection):
+def seeded(db, settings, same_connection, seeded_rows):
+    """The seeded rows (each test's writes are rolled back after it), and no figures cached by an earlier
+    test, which saw other writes to the same rows."""
+    cache.clear()
+    stats_selectors._RATINGS.clear()
+    return seeded_rows
+
+
+@pytest.fixture(scope="module")
+def seeded_rows(module_rows):
+    """The fuzzer's account, players, games and league, built once per module (48 operations) instead of
+    once per operation."""
     user = UserFactory(username="fuzzer")
     ann = PlayerFactory(name="Fuzz Ann", user=user)
     bob = PlayerFactory(name="Fuzz Bob")
