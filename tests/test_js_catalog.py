@@ -28,6 +28,17 @@ def test_the_catalog_names_its_language_and_is_kept_for_good_at_its_version(clie
     assert client.get("/jsi18n/xx/").status_code == 404
 
 
+@pytest.mark.parametrize("code", ["en-gb", "de"])
+def test_the_catalog_holds_the_sites_script_strings_not_the_admins(client, code):
+    """Issue 40: every page's first load carries the catalog; the admin's calendar and selector strings
+    (Django's own djangojs, which no page of the site uses) were a third of the English one."""
+    body = client.get(f"/jsi18n/{code}/?v={catalog_version()}").content.decode()
+    assert "Choose a time" not in body and "Click to choose all %s at once." not in body
+    if code == "de":
+        assert "Offline" in body and "nicht" in body  # the site's own strings, in German
+    assert '"DECIMAL_SEPARATOR"' in body  # the formats stay
+
+
 @pytest.mark.parametrize(("accept", "code"), [("de-DE,de", "de"), ("", "en-gb"), ("pt-BR", "pt-br")])
 def test_every_page_loads_its_languages_catalog_then_the_fallback_before_its_own_scripts(client, accept, code):
     html = client.get(reverse("player_list"), HTTP_ACCEPT_LANGUAGE=accept).content.decode()
