@@ -26,9 +26,6 @@ THEME_COLOUR = "#166534"
 # What the service worker keeps from its first run: enough to open any cached page offline and score on it.
 SHELL_STATIC = [
     "css/site.css",
-    "css/league.css",
-    "css/print.css",
-    "css/offline.css",
     "js/i18n-fallback.js",
     "js/site.js",
     "js/wall.js",
