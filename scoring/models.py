@@ -239,7 +239,12 @@ class Hand(models.Model):
 
     class Meta:
         ordering = ["game", "number"]
-        indexes = [models.Index(fields=["winner", "result"])]
+        indexes = [
+            models.Index(fields=["winner", "result"]),
+            # A profile's biggest hand: the player's won hands, biggest first, read in order until one is of a
+            # game the viewer may see (the first, nearly always) instead of every won hand joined and sorted.
+            models.Index(fields=["winner", "-points", "game", "number"], name="hand_winner_biggest"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["game", "number"], condition=Q(board__isnull=True), name="hand_number_unique_per_game"

@@ -103,7 +103,7 @@ def test_profile_page_shows_the_figures_and_links_each_opponent(client, abc):
     assert 'data-stat="knock_success">75%' in text
     assert 'data-stat="avg_knock_deadwood">4.8' in text
     assert 'data-stat="longest_streak">2' in text
-    assert reverse("stats:profile", args=[abc["bob"].pk]) in text
+    assert f'<a href="{reverse("stats:profile", args=[abc["bob"].pk])}">{abc["bob"].name}</a>' in text  # head to head
     assert reverse("stats:game_progress", args=[abc["g3"].pk]) in text
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -48,9 +49,20 @@ def _rating_chart(rating) -> str:
     )
 
 
+def _paths_of(name: str):
+    """``pk -> path`` of a URL taking one whole number, from one ``reverse``: a profile links each opponent (a
+    club's every member, at scale), and reversing each address was a tenth of that page's time."""
+    marker = str(numbers.BIGINT)
+    head, tail = reverse(name, args=[marker]).split(marker)
+    return lambda pk: f"{head}{int(pk)}{tail}"
+
+
 def profile(request, pk: int):
     player = get_object_or_404(Player, pk=pk)
     stats = player_stats(player, viewer=request.user)
+    profile_path = _paths_of("stats:profile")
+    for row in stats.head_to_head:
+        row.profile_path = profile_path(row.opponent_id)
     ratings = player_ratings(player, viewer=request.user)
     charts = [(rating, _rating_chart(rating)) for rating in ratings]
     return render(
