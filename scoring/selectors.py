@@ -273,6 +273,19 @@ class PartnershipSheet:
     final: dict[int, int] | None  # each side's final score once over, keyed by its first-seated player's id
 
 
+def board_players(hand: Hand, game: Game | None = None) -> tuple | None:
+    """The two players who sat at a partnership board (who went out is one of them); None for a hand of two.
+
+    ``game`` is the hand's game when the caller holds it already; otherwise the hand's is read (select_related
+    its four players when reading many hands).
+    """
+    if hand.board is None:
+        return None
+    game = game or hand.game
+    quartet = (game.player_one, game.player_two, game.player_three, game.player_four)
+    return board_pairs(game.rule_set, quartet, hand.number)[hand.board - 1]
+
+
 def partnership_game(*, pk: int) -> Game:
     """A partnership game with its four players and its boards in order (2 queries), for ``partnership_sheet``."""
     return (

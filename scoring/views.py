@@ -76,6 +76,7 @@ from scoring.scoresheet import (
     side_name,
 )
 from scoring.selectors import (
+    board_players,
     game_for_sheet,
     game_list,
     game_session,
@@ -547,7 +548,7 @@ def hand_preview(request, game: Game):
 def hand_edit_preview(request, game: Game, number: int):
     """htmx: the live preview of a correction: the corrected hand and every total it moves."""
     hand = _hand_of(game, number, _board_asked(request, game))
-    form = CorrectionForm(request.POST, game=game, rules=game.rule_set, pair=_correction_pair(game, hand))
+    form = CorrectionForm(request.POST, game=game, rules=game.rule_set, pair=board_players(hand, game))
     text, ok, changes = _preview_text(form, game, hand=hand, live=True)
     context = {"preview": text, "preview_ok": ok, "preview_changes": changes}
     return render(request, "scoring/game.html#preview", context)
@@ -796,13 +797,6 @@ def _board_asked(request, game: Game) -> int | None:
     return numbers.whole_number(text, field="board", label=_("Board"), low=1, high=2)
 
 
-def _correction_pair(game: Game, hand: Hand) -> tuple | None:
-    """The two players of a board hand (who went out is one of them); None for a two-handed hand."""
-    if hand.board is None:
-        return None
-    return board_pairs(game.rule_set, game_quartet(game), hand.number)[hand.board - 1]
-
-
 @require_POST
 @game_writer
 def hand_undo(request, game: Game):
@@ -833,7 +827,7 @@ def hand_undo(request, game: Game):
 def hand_edit(request, game: Game, number: int):
     hand = _hand_of(game, number, _board_asked(request, game))
     rules = game.rule_set
-    pair = _correction_pair(game, hand)
+    pair = board_players(hand, game)
     status = 200
     if request.method == "POST":
         form = CorrectionForm(request.POST, game=game, rules=rules, pair=pair)

@@ -1,6 +1,9 @@
 """Partnership games in a player's history and profile (issue #41): a board is not a two-handed game, the
 hand history finds the boards a player sat at, and the profile counts partnership games apart."""
 
+import csv
+import io
+
 import pytest
 from django.urls import reverse
 
@@ -130,3 +133,26 @@ def test_the_printable_sheet_shows_each_deal_s_boards_and_the_sides_running_tota
     two = game_create(player_one=ann, player_two=bob, first_dealer=ann)
     assert client.get(reverse("stats:game_print", args=[two.pk])).url == reverse("game", args=[two.pk])
     assert client.get(reverse("stats:game_print", args=[99999])).status_code == 404
+
+
+def test_the_hands_csv_names_the_board_and_the_two_players_who_sat_at_it(client, four):
+    """Each board is a row naming its board and its own two players (board 2 is Cat v Dan, or Cat v Bob on
+    an even deal when opponents alternate), never the game's first two players."""
+    ann, bob, cat, dan = four
+    game = partnership(four, partner_opponents="alternate")
+    gin(game, 1, ann)
+    knock(game, 2, dan, 2, 10)
+    knock(game, 1, dan, 3, 30)  # deal 2 alternates: board 1 is Ann v Dan
+    gin(game, 2, cat)  # and board 2 Cat v Bob
+    two = game_create(player_one=ann, player_two=bob, first_dealer=ann)
+    hand_record(game=two, ending="knock", by=bob, knocker_deadwood=3, defender_deadwood=20)
+    response = client.get(reverse("stats:player_hands_csv", args=[cat.pk]))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert [(row["hand"], row["board"], row["player_one"], row["player_two"], row["by"]) for row in rows] == [
+        ("2", "2", "Cat", "Bob", "Cat"),
+        ("1", "2", "Cat", "Dan", "Dan"),
+    ]
+    every = client.get(reverse("stats:player_hands_csv", args=[bob.pk]))
+    rows = list(csv.DictReader(io.StringIO(b"".join(every.streaming_content).decode())))
+    seated = [(row["hand"], row["board"], row["player_one"], row["player_two"]) for row in rows]
+    assert ("1", "", "Ann", "Bob") in seated

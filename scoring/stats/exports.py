@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from django.db.models import QuerySet
 
 from scoring.models import Game, Hand
-from scoring.selectors import game_record, games_for_export
+from scoring.selectors import board_players, game_record, games_for_export
 
 CHUNK = 2000
 
@@ -25,7 +25,7 @@ STANDINGS_COLUMNS = [
 ]  # fmt: skip
 HAND_COLUMNS = [
     "game", "game_name", "season", "player_one", "player_two", "hand", "date", "dealer", "ending", "by",
-    "knocker_deadwood", "defender_deadwood", "upcard", "result", "winner", "points", "boxes", "doubled",
+    "knocker_deadwood", "defender_deadwood", "upcard", "result", "winner", "points", "boxes", "doubled", "board",
 ]  # fmt: skip
 
 
@@ -65,15 +65,20 @@ def standings_rows(standings) -> Iterator[list]:
 
 
 def hand_rows(hands: QuerySet[Hand]) -> Iterator[list]:
-    """One CSV row per hand (``hands`` from ``scoring.stats.history.hand_history``), read in chunks."""
-    for hand in hands.iterator(chunk_size=CHUNK):
+    """One CSV row per hand (``hands`` from ``scoring.stats.history.hand_history``), read in chunks.
+
+    A partnership board is a row of its own: ``hand`` is its deal, ``board`` says which board (empty for a
+    hand of two), and ``player_one``/``player_two`` are the two players who sat at that board.
+    """
+    for hand in hands.select_related("game__player_three", "game__player_four").iterator(chunk_size=CHUNK):
         game = hand.game
+        seated = board_players(hand) or (game.player_one, game.player_two)
         yield [
             game.pk,
             game.name,
             game.season.name if game.season_id else "",
-            game.player_one.name,
-            game.player_two.name,
+            seated[0].name,
+            seated[1].name,
             hand.number,
             hand.created_at.date().isoformat(),
             hand.dealer.name,
@@ -87,6 +92,7 @@ def hand_rows(hands: QuerySet[Hand]) -> Iterator[list]:
             hand.points,
             hand.boxes,
             "yes" if hand.doubled else "",
+            hand.board or "",
         ]
 
 
