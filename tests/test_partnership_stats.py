@@ -130,6 +130,8 @@ def test_the_printable_sheet_shows_each_deal_s_boards_and_the_sides_running_tota
     deal_two = html[html.index('data-deal="2"') :]
     assert "waiting for a board" in deal_two and "<strong>Cat knock 12</strong>" in deal_two
     assert 'data-side="Ann &amp; Cat"' in html and ">88<" in html  # Ann & Cat still need 125 - 37
+    sheet = client.get(reverse("game", args=[game.pk])).content.decode()
+    assert f'href="{reverse("stats:game_print", args=[game.pk])}"' in sheet  # the sheet links its printable form
     two = game_create(player_one=ann, player_two=bob, first_dealer=ann)
     assert client.get(reverse("stats:game_print", args=[two.pk])).url == reverse("game", args=[two.pk])
     assert client.get(reverse("stats:game_print", args=[99999])).status_code == 404
