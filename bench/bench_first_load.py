@@ -121,7 +121,7 @@ def measure(browser, url: str, state: dict | None, verbose: bool) -> dict:
     page.goto(url, wait_until="load")
     by_load = sum(page_bytes)
     page.wait_for_load_state("networkidle")
-    if page.locator("script[data-engine]").count():
+    if page.locator("script[type=module]").count():  # the offline app, loaded by site.js where it has a use
         page.locator("html[data-offline-ready='1']").wait_for(state="attached")
         page.evaluate("navigator.serviceWorker.ready.then(() => true)")
         page.wait_for_load_state("networkidle")

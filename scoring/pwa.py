@@ -126,5 +126,6 @@ def service_worker(request):
 @require_safe
 def offline_waiting(request):
     """What this phone holds that the server has not yet stored (filled in by static/js/offline/)."""
-    context = {"hand_words": hand_row_words_json(), "rule_words": json.dumps(rule_words())}
+    # offline_app: this page is the offline app's, signed in or not (base.html has site.js load it here always).
+    context = {"hand_words": hand_row_words_json(), "rule_words": json.dumps(rule_words()), "offline_app": True}
     return render(request, "scoring/offline_waiting.html", context)

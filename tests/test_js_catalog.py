@@ -45,9 +45,8 @@ def test_every_page_loads_its_languages_catalog_then_the_fallback_before_its_own
     scripts = scripts_in_head(html)
     catalog = scripts.index(f"/jsi18n/{code}/?v={catalog_version()}")
     fallback = next(n for n, src in enumerate(scripts) if src.endswith("js/i18n-fallback.js"))
-    site = next(n for n, src in enumerate(scripts) if src.endswith("js/site.js"))
-    offline = next(n for n, src in enumerate(scripts) if src.endswith("js/offline/main.js"))
-    assert catalog < fallback < min(site, offline)
+    site = next(n for n, src in enumerate(scripts) if src.endswith("js/site.js"))  # it loads the offline app, later
+    assert catalog < fallback < site
     tag = re.search(r'<script src="/jsi18n/[^"]+"[^>]*>', html).group(0)
     assert "defer" not in tag and "async" not in tag  # it has run before any deferred script
 

@@ -3,6 +3,8 @@ keeping another phone's version of a hand in the audit trail."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scoring.models import FactChange, Hand
@@ -27,10 +29,38 @@ def test_every_page_links_the_manifest_and_the_badge(client):
     UserFactory(username="ann")  # past first-run setup
     page = client.get("/login/").content.decode()
     assert 'rel="manifest" href="/manifest.webmanifest"' in page
-    assert 'id="net-badge"' in page and "/static/js/offline/main.js" in page
+    assert 'id="net-badge"' in page
     manifest = client.get("/manifest.webmanifest")
     assert manifest["Content-Type"] == "application/manifest+json"
     assert manifest.json()["display"] == "standalone"
+
+
+HTMX_SCRIPT = re.compile(r'<script[^>]* src="[^"]*htmx[^"]*"')
+
+
+def site_script(page: str) -> str:
+    return re.search(r'<script src="[^"]*/js/site\.js"[^>]*>', page).group(0)
+
+
+def test_the_offline_app_and_htmx_come_only_where_they_have_a_use_and_the_offline_app_after_the_load_event(client):
+    """Issue 40: no module tag in any page: the site script loads the offline app after the load event, where it
+    has a use: signed in (data-user), the waiting page (data-offline-page), which lists what the phone holds
+    whoever is signed in, and (decided in the browser) a phone that still remembers someone. htmx only signed in."""
+    user = UserFactory(username="ann")
+    for address in ("/login/", "/players/"):
+        page = client.get(address).content.decode()
+        tag = site_script(page)
+        assert 'data-user=""' in tag and "data-offline-page" not in tag, address
+        assert 'type="module"' not in page and not HTMX_SCRIPT.search(page), address
+    waiting = client.get("/waiting/").content.decode()
+    assert "data-offline-page" in site_script(waiting) and not HTMX_SCRIPT.search(waiting)
+
+    client.force_login(user)
+    page = client.get("/players/").content.decode()
+    tag = site_script(page)
+    assert 'data-offline-app="/static/js/offline/main.js"' in tag and 'data-user="ann"' in tag
+    assert 'data-engine="/static/js/engine.js"' in tag and 'data-sw="/sw.js"' in tag
+    assert HTMX_SCRIPT.search(page) and 'type="module"' not in page
 
 
 def test_the_waiting_page_says_what_it_lists(client):

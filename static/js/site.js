@@ -4,9 +4,12 @@
   document.documentElement.classList.add("js");
   var siteScript = document.currentScript;
 
-  // The live stream's script (static/js/wall.js), once the page has loaded and only on a page with live
-  // parts: the first paint and a phone's first load never wait for it, and a page without any (sign-in)
-  // never fetches it.
+  // Offline, htmx's requests (previews, the to-do count) are not sent: held here, as htmx starts before the app.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (navigator.onLine === false) { event.preventDefault(); }
+  });
+
+  // The live stream's script (static/js/wall.js), after the load event and only on a page with live parts.
   function loadLiveScript() {
     var src = siteScript && siteScript.getAttribute("data-live-script");
     if (!src || !document.querySelector("[data-live]")) { return; }
@@ -14,7 +17,33 @@
     tag.src = src;
     document.head.appendChild(tag);
   }
-  if (document.readyState === "complete") { loadLiveScript(); } else { window.addEventListener("load", loadLiveScript, { once: true }); }
+  // The offline app (static/js/offline/main.js, an ES module; its settings on this tag), likewise after the load
+  // event, only where it has a use: signed in, the waiting page, or a phone that still remembers someone signed in
+  // (the app then notes nobody is, so a kept page drawn offline shows no one's navigation).
+  function offlineAppWanted() {
+    if (siteScript.getAttribute("data-user") || siteScript.hasAttribute("data-offline-page")) { return true; }
+    try { return Boolean(localStorage.getItem("ginleague-user")); } catch (error) { return false; }
+  }
+  function loadOfflineApp() {
+    var src = siteScript && siteScript.getAttribute("data-offline-app");
+    if (!src || !offlineAppWanted()) { return false; }
+    var tag = document.createElement("script");
+    tag.type = "module";
+    tag.src = src;
+    document.head.appendChild(tag);
+    return true;
+  }
+  // Elsewhere only the service worker: a phone first opened signed out still keeps its app shell for offline use.
+  function registerWorker() {
+    var sw = siteScript && siteScript.getAttribute("data-sw");
+    if (!sw || !("serviceWorker" in navigator) || !window.isSecureContext) { return; }
+    navigator.serviceWorker.register(sw, { scope: "/" }).catch(function () { return null; });
+  }
+  function afterLoad() {
+    if (!loadOfflineApp()) { registerWorker(); }
+    loadLiveScript();
+  }
+  if (document.readyState === "complete") { afterLoad(); } else { window.addEventListener("load", afterLoad, { once: true }); }
   // A list filtered by name while one types (the night page's check-in list, <input data-filter-list="its
   // id">); without JavaScript its form filters on the server (GET ?q=).
   document.addEventListener("input", function (event) {
@@ -269,13 +298,9 @@
   });
 })();
 
-// Saving a hand on a flaky connection (issue 15): a save that got no answer (no network, a timeout,
-// 502/503/504) is sent again with the very values htmx sent, the form's key among them, so the server
-// stores it once and answers the repeat with the first save's outcome. The repeat goes by fetch, not
-// through htmx: the form's hx-sync queue and a swapped-out form's events cannot then lose it. The line
-// under the buttons says what is happening. Once the browser reports no network, static/js/offline/
-// owns the save (it keeps the hand on the phone and sends it later): a save still waiting here is handed
-// to it, and its "htmx:afterRequest" (offline: true) ends the wait here.
+// Saving a hand on a flaky connection (issue 15): a save that got no answer (no network, a timeout, 502/503/504)
+// is sent again by fetch (htmx's queue could lose it) with the values htmx sent, its key among them: the server
+// stores it once. Once the browser reports no network, the offline app owns the save: one waiting here goes to it.
 (function () {
   "use strict";
   if (!window.htmx || !window.fetch) { return; }

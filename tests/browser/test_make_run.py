@@ -132,10 +132,23 @@ def test_make_run_sends_the_static_files_compressed_to_a_browser_that_accepts_it
     status, _headers, body = fetch(f"{base}/login/")
     assert status == 200
     page = body.decode()
-    scripts = re.findall(r'<script(?: type="module")? src="([^"]+)"', page)  # the offline app is an ES module
+    scripts = re.findall(r'<script(?: type="module")? src="([^"]+)"', page)
     styles = re.findall(r'<link rel="stylesheet" href="([^"]+)"', page)
-    assert any("htmx" in src for src in scripts) and any("offline" in src for src in scripts), scripts
-    for url in scripts + styles:
+    assert any("site" in src for src in scripts), scripts
+    # The sign-in page loads neither htmx nor the offline app (issue 40). The waiting page names the offline
+    # app's entry point, an ES module its site script loads after the load event; htmx comes with signed-in
+    # pages, and is in the service worker's shell (checked below).
+    status, _headers, waiting = fetch(f"{base}/waiting/")
+    assert status == 200
+    waiting = waiting.decode()
+    offline_app = re.search(r'data-offline-app="([^"]+)"', waiting).group(1)
+    assert re.search(r"/js/offline/main\.[0-9a-f]{12}\.js$", offline_app), offline_app
+    status, _headers, worker = fetch(f"{base}/sw.js")
+    assert status == 200
+    shell = json.loads(worker.decode().split("\n", 1)[0].removeprefix("self.GINLEAGUE = ").rstrip(";"))["shell"]
+    htmx = [url for url in shell if "htmx" in url]
+    assert htmx, shell
+    for url in scripts + styles + [offline_app, *htmx]:
         status, headers, squeezed = fetch(base + url, **{"Accept-Encoding": "gzip, deflate, br"})
         assert status == 200, url
         assert headers.get("Content-Encoding") == "gzip", (url, dict(headers))
@@ -146,12 +159,9 @@ def test_make_run_sends_the_static_files_compressed_to_a_browser_that_accepts_it
 
     # The offline scorer the page loads later and everything the service worker keeps are there too,
     # under the names the page asks for (hashed: a browser keeps them for good).
-    engine = re.search(r'data-engine="([^"]+)"', page).group(1)
+    engine = re.search(r'data-engine="([^"]+)"', waiting).group(1)
     assert re.search(r"/js/engine\.[0-9a-f]{12}\.js$", engine), engine
-    status, _headers, worker = fetch(f"{base}/sw.js")
-    assert status == 200
-    shell = json.loads(worker.decode().split("\n", 1)[0].removeprefix("self.GINLEAGUE = ").rstrip(";"))["shell"]
-    assert engine in shell and set(scripts) <= set(shell), shell
+    assert engine in shell and offline_app in shell and set(scripts) <= set(shell), shell
     for url in shell:
         assert fetch(base + url)[0] == 200, url
 

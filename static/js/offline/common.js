@@ -1,9 +1,9 @@
 /* Scoring without a network: what every part of the offline app shares (issue 14, split by concern in issue 37).
- * The page's settings (read from the <script type="module"> tag that loads main.js), who is signed in (the
- * phone's last word, with the header's navigation, believed over a kept copy's), the words for people
+ * The page's settings (read from the site script's tag, which names main.js in data-offline-app), who is signed
+ * in (the phone's last word, with the header's navigation, believed over a kept copy's), the words for people
  * (Django's JavaScript catalog, loaded before: gettext, ngettext, interpolate), the network (api: the JSON
  * API with the CSRF token, `shared.netDown` when a request got no answer), a hand's facts in words, and el(). */
-// The page's settings, on the tag that loads main.js (a module has no document.currentScript).
+// The page's settings, on the site script's tag (static/js/site.js loads main.js after the load event).
 var script = document.querySelector("script[data-offline-app]");
 var WAITING = (script && script.getAttribute("data-waiting")) || "/waiting/";
 // Who this page was drawn for ("" nobody), as the server drew it.

@@ -1,5 +1,6 @@
-/* Scoring without a network (issue 14): the offline app's entry point, one module import
- * (<script type="module" src=".../js/offline/main.js">); every page works without it.
+/* Scoring without a network (issue 14): the offline app's entry point, one ES module that static/js/site.js
+ * loads after the page's load event, on the pages that name it (signed in, and the waiting page: base.html's
+ * data-offline-app); every page works without it.
  *
  * - Registers the service worker (/sw.js, scoring/pwa.py) that keeps the app shell and the pages seen.
  * - On a scoresheet (/games/<id>/) keeps the game's facts (kept.js, the one owner of the phone's copy);
@@ -74,11 +75,6 @@ document.addEventListener("submit", function (event) {
   event.stopImmediatePropagation();
   signOut(form);
 }, true);
-
-// Without a network htmx's requests (previews, counts) cannot be answered: do not send them.
-document.addEventListener("htmx:beforeRequest", function (event) {
-  if (navigator.onLine === false) { event.preventDefault(); }
-});
 
 // A save that gets no answer while the browser still reports a network is retried by site.js
 // (issue 15: the same form, the same key); once the browser reports no network, saves come here.
