@@ -569,10 +569,19 @@ def hand_submit(request, game: Game):
         form = _with_cards(form, _card_work(form, rules), game, rules)
         text, ok, _changes = _preview_text(form, game)
         return _render_sheet(request, game, form=form, preview=text, preview_ok=ok)
+    return _saved_once(
+        request,
+        perform=lambda: _record_hand(request, game, form, rules),
+        replay=lambda stored: _replay_save(request, game, form, rules, stored),
+    )
+
+
+def _saved_once(request, *, perform, replay):
+    """A page's save (a hand, a board): the form's key makes one sent again (no answer came: a dropped
+    connection) happen once, ``replay`` answering the repeat; without a usable key it simply performs."""
     key = request.POST.get(SAVE_KEY_FIELD) or request.headers.get("Idempotency-Key")
     if not key or idempotency.key_problem(key, SAVE_KEY_FIELD):
-        return _record_hand(request, game, form, rules)
-    # The form's key makes a save sent again (no answer came: a dropped connection) happen once.
+        return perform()
     body = {name: values for name, values in request.POST.lists() if name != "csrfmiddlewaretoken"}
     return idempotency.once(
         user=request.user,
@@ -580,13 +589,13 @@ def hand_submit(request, game: Game):
         method="POST",
         path=request.path,
         fingerprint=idempotency.request_hash("POST", request.path, {**body, "htmx": bool(request.htmx)}),
-        perform=lambda: _record_hand(request, game, form, rules),
+        perform=perform,
         keep=lambda response: (
             response.status_code,
             idempotency.storable({"saved": getattr(response, "saved_words", "")}),
         ),
         on_error=_raise,
-        replay=lambda stored: _replay_save(request, game, form, rules, stored),
+        replay=replay,
     )
 
 
@@ -641,22 +650,9 @@ def board_submit(request, game: Game):
     if not rules.partnership:
         raise Http404(_("No such game"))
     form = _board_form(request, game, rules)
-    key = request.POST.get(SAVE_KEY_FIELD) or request.headers.get("Idempotency-Key")
-    if not key or idempotency.key_problem(key, SAVE_KEY_FIELD):
-        return _record_board(request, game, form, rules)
-    body = {name: values for name, values in request.POST.lists() if name != "csrfmiddlewaretoken"}
-    return idempotency.once(
-        user=request.user,
-        key=key,
-        method="POST",
-        path=request.path,
-        fingerprint=idempotency.request_hash("POST", request.path, {**body, "htmx": bool(request.htmx)}),
+    return _saved_once(
+        request,
         perform=lambda: _record_board(request, game, form, rules),
-        keep=lambda response: (
-            response.status_code,
-            idempotency.storable({"saved": getattr(response, "saved_words", "")}),
-        ),
-        on_error=_raise,
         replay=lambda stored: _replay_board(request, game, form, rules, stored),
     )
 

@@ -97,6 +97,16 @@
     });
   }
 
+  // The alert a half-typed form shows when the other phone moved the sheet on under it, under its heading.
+  function takenNotice(form) {
+    var notice = document.createElement("div");
+    notice.className = "hand-taken";
+    notice.setAttribute("role", "alert");
+    var heading = form.querySelector("h2");
+    form.insertBefore(notice, heading ? heading.nextSibling : form.firstChild);
+    return notice;
+  }
+
   // ---- the scoresheet: never lose a hand being typed -------------------------------------------------
   document.addEventListener("input", markTyped, true);
   document.addEventListener("change", markTyped, true);
@@ -169,13 +179,7 @@
       if (notice) { notice.remove(); }
       return;
     }
-    if (!notice) {
-      notice = document.createElement("div");
-      notice.className = "hand-taken";
-      notice.setAttribute("role", "alert");
-      var heading = form.querySelector("h2");
-      form.insertBefore(notice, heading ? heading.nextSibling : form.firstChild);
-    }
+    notice = notice || takenNotice(form);
     notice.textContent = "";
     var text = document.createElement("p");
     text.textContent = interpolate(gettext("Board %(board)s of deal %(number)s was recorded on another phone meanwhile."),
@@ -201,13 +205,7 @@
       if (notice) { notice.remove(); }
       return;
     }
-    if (!notice) {
-      notice = document.createElement("div");
-      notice.className = "hand-taken";
-      notice.setAttribute("role", "alert");
-      var heading = form.querySelector("h2");
-      form.insertBefore(notice, heading ? heading.nextSibling : form.firstChild);
-    }
+    notice = notice || takenNotice(form);
     notice.textContent = "";
     var text = document.createElement("p");
     var removed = next ? parseInt(typedFor, 10) - parseInt(next, 10) : 0;
