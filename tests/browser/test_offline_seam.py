@@ -61,6 +61,10 @@ def test_a_hand_saved_online_then_the_signal_drops_is_kept_in_the_offline_sheet(
     rows = page.locator("table.hands tbody tr")
     expect(rows).to_have_count(3)
     expect(rows.nth(1).locator("td.what")).to_contain_text("Bob gin")
+    expect(rows.nth(1)).to_have_class("gin")  # its result, as the server's sheet says it (an undercut in red)
+    expect(rows.nth(2)).to_have_class("knock unsent")
+    expect(page.locator("#sheet p.notice")).to_have_count(0)  # "Hand 2 saved" no longer names the last hand
+    expect(page.locator("#net-badge")).to_have_text("Offline · 1 waiting")
     expect(rows.nth(2).locator("td").first).to_have_text("3")
     expect(rows.nth(2)).to_contain_text("not yet sent")
     assert totals(page) == ["32", "65"]

@@ -213,7 +213,9 @@ export function drawSheet(state) {
         what.appendChild(el("span", { "class": "unsent-mark", text: signIn ? tr(gettext("not yet sent: %(what)s"), { what: signInWords(signIn, 1) }) : gettext("not yet sent") }));
       }
       if (local.conflict) { what.appendChild(el("span", { "class": "unsent-mark", text: gettext("two versions") })); }
-      var row = el("tr", { "class": local.op || local.conflict ? "unsent" : "", "data-number": String(local.number) },
+      // The hand's result as its class, as on the server's sheet (an undercut's word in red, a dead hand muted).
+      var rowClass = scored.result + (local.op || local.conflict ? " unsent" : "");
+      var row = el("tr", { "class": rowClass, "data-number": String(local.number) },
         [el("td", { "class": "num", text: String(local.number) }), what,
           el("td", { "class": "num pts", text: scored.result === "dead" ? "" : String(scored.points) + (scored.doubled ? " ×2" : "") })].concat(cells));
       if (editable) {
@@ -226,6 +228,10 @@ export function drawSheet(state) {
     });
     if (!session.hands.length) { tbody.appendChild(el("tr", {}, [el("td", { colspan: "6", text: gettext("No hands yet.") })])); }
   }
+  // The server's "Hand N saved" line speaks of the sheet it sent; once the phone holds a hand it has not
+  // sent, that line names a hand that is no longer the last one: it goes.
+  var serverNotice = sheet.querySelector("p.notice");
+  if (serverNotice && hands.some(function (local) { return local && (local.op || local.conflict); })) { serverNotice.remove(); }
 
   // Undo: the last hand on this phone (the page had no undo button if it had no hands).
   var undo = sheet.querySelector("form.undo");
