@@ -59,3 +59,12 @@ def test_the_service_worker_keeps_the_catalog_of_the_language_this_browser_gets(
     assert f"/jsi18n/fr/?v={catalog_version()}" in shell(HTTP_ACCEPT_LANGUAGE="fr")
     assert f"/jsi18n/en-gb/?v={catalog_version()}" in shell()
     assert any(url.endswith("js/i18n-fallback.js") for url in shell())
+
+
+def test_the_offline_badge_counts_in_spanish_agree_with_one_and_many(client):
+    """ "Sin conexión · 1 pendiente", not "1 pendientes": the badge's counts are plurals in the catalog."""
+    body = client.get(f"/jsi18n/es/?v={catalog_version()}").content.decode()
+    catalog = json.loads(re.search(r"const newcatalog = (\{.*?\});\n", body, re.S).group(1))
+    assert catalog["Offline · %(count)s waiting"][0] == "Sin conexión · %(count)s pendiente"
+    assert catalog["Offline · %(count)s waiting"][-1] == "Sin conexión · %(count)s pendientes"
+    assert catalog["%(count)s waiting"][0] == "%(count)s pendiente"

@@ -543,9 +543,12 @@ export function badge() {
     var waiting = ops.length - conflicts;
     var text;
     var state;
-    if (conflicts) { state = "conflict"; text = tr(gettext("%(count)s to check"), { count: conflicts }); }
-    else if (offline()) { state = "offline"; text = waiting ? tr(gettext("Offline · %(count)s waiting"), { count: waiting }) : gettext("Offline"); }
-    else if (waiting) { state = "waiting"; text = tr(gettext("%(count)s waiting"), { count: waiting }); }
+    if (conflicts) { state = "conflict"; text = tr(ngettext("%(count)s to check", "%(count)s to check", conflicts), { count: conflicts }); }
+    else if (offline()) {
+      state = "offline";
+      text = waiting ? tr(ngettext("Offline · %(count)s waiting", "Offline · %(count)s waiting", waiting), { count: waiting }) : gettext("Offline");
+    }
+    else if (waiting) { state = "waiting"; text = tr(ngettext("%(count)s waiting", "%(count)s waiting", waiting), { count: waiting }); }
     else { state = "online"; text = gettext("Online"); }
     node.className = "net-badge is-" + state;
     node.textContent = text;
