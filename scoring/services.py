@@ -887,6 +887,27 @@ def _refuse_two_handed(game: Game) -> None:
         raise HandRefused(field="board", message=_("This game has two players and no boards: record its hands."))
 
 
+@dataclass(frozen=True)
+class _ScoredBoard:
+    number: int  # the deal the board belongs to
+    values: dict[str, Any]  # its cleaned facts, as stored
+    cards: dict | None
+    result: SessionResult | PartnershipResult  # the whole game scored with it
+    per_hand: list[HandResult]
+
+
+def _board_scored(
+    game: Game, stored: list[Hand], *, deal: int | None, board: int, cards: Any, **facts: Any
+) -> _ScoredBoard:
+    """A new board checked and scored against the boards stored: what ``board_preview`` says and
+    ``board_record`` writes, refused the same way by both (deal, facts, then cards)."""
+    number = _board_deal(stored, deal, board)
+    values = _board_values(game, number=number, board=board, **facts)
+    result, per_hand = _scored(game, [*_rows(stored), (number, board, _facts_from(values))])
+    checked_cards = _board_cards(game, values, cards, number=number, board=board)
+    return _ScoredBoard(number=number, values=values, cards=checked_cards, result=result, per_hand=per_hand)
+
+
 def board_preview(
     *,
     game: Game,
@@ -905,20 +926,19 @@ def board_preview(
         stored = sorted(game.hands.all(), key=lambda hand: (hand.number, hand.board or 0))
     else:
         stored = list(game.hands.order_by(*HAND_ORDER))
-    number = _board_deal(stored, deal, board)
-    values = _board_values(
+    scored = _board_scored(
         game,
-        number=number,
+        stored,
+        deal=deal,
         board=board,
+        cards=cards,
         ending=ending,
         by=by,
         knocker_deadwood=knocker_deadwood,
         defender_deadwood=defender_deadwood,
         upcard=upcard,
     )
-    _result, per_hand = _scored(game, [*_rows(stored), (number, board, _facts_from(values))])
-    _board_cards(game, values, cards, number=number, board=board)
-    return per_hand[-1]
+    return scored.per_hand[-1]
 
 
 def board_record(
@@ -949,31 +969,30 @@ def board_record(
             _refuse_two_handed(locked)
             was_over = locked.over
             hands = list(locked.hands.order_by(*HAND_ORDER))
-            number = _board_deal(hands, deal, board)
-            values = _board_values(
+            # Validate before writing so a refused board never touches the table.
+            scored = _board_scored(
                 locked,
-                number=number,
+                hands,
+                deal=deal,
                 board=board,
+                cards=cards,
                 ending=ending,
                 by=by,
                 knocker_deadwood=knocker_deadwood,
                 defender_deadwood=defender_deadwood,
                 upcard=upcard,
             )
-            # Validate before writing so a refused board never touches the table.
-            result, per_hand = _scored(locked, [*_rows(hands), (number, board, _facts_from(values))])
-            cards = _board_cards(locked, values, cards, number=number, board=board)
             hand = Hand.objects.create(
                 game=locked,
-                number=number,
+                number=scored.number,
                 board=board,
-                cards=cards,
+                cards=scored.cards,
                 recorded_by=recorded_by,
-                **derived_hand_fields(per_hand[-1]),
-                **values,
+                **derived_hand_fields(scored.per_hand[-1]),
+                **scored.values,
             )
             every = sorted([*hands, hand], key=lambda stored: (stored.number, stored.board))
-            game_recompute(game=locked, hands=every, result=result, report=False)
+            game_recompute(game=locked, hands=every, result=scored.result, report=False)
             _result_changed(locked, recorded_by, was_over=was_over)
     except IntegrityError:
         raise HandConflict(
