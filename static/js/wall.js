@@ -106,6 +106,18 @@
     form.insertBefore(notice, heading ? heading.nextSibling : form.firstChild);
     return notice;
   }
+  // Its "Discard what I typed": the form is no longer held, and the sheet is drawn as the server has it.
+  function dropTyped(form) {
+    var drop = document.createElement("button");
+    drop.type = "button";
+    drop.className = "link drop-typed";
+    drop.textContent = gettext("Discard what I typed");
+    drop.addEventListener("click", function () {
+      form.removeAttribute("data-typed");
+      refresh(parts().filter(function (part) { return part.element.id === "sheet"; }));
+    });
+    return drop;
+  }
 
   // ---- the scoresheet: never lose a hand being typed -------------------------------------------------
   document.addEventListener("input", markTyped, true);
@@ -185,15 +197,7 @@
     text.textContent = interpolate(gettext("Board %(board)s of deal %(number)s was recorded on another phone meanwhile."),
       { board: form.getAttribute("data-board"), number: form.getAttribute("data-deal") }, true);
     notice.appendChild(text);
-    var drop = document.createElement("button");
-    drop.type = "button";
-    drop.className = "link drop-typed";
-    drop.textContent = gettext("Discard what I typed");
-    drop.addEventListener("click", function () {
-      form.removeAttribute("data-typed");
-      refresh(parts().filter(function (part) { return part.element.id === "sheet"; }));
-    });
-    notice.appendChild(drop);
+    notice.appendChild(dropTyped(form));
   }
   // The hand number this form was typed for moved on another phone (a hand recorded there, or one
   // removed): say which before Save, and offer the number the hand would have now.
@@ -232,15 +236,7 @@
       });
       notice.appendChild(take);
     }
-    var drop = document.createElement("button");
-    drop.type = "button";
-    drop.className = "link drop-typed";
-    drop.textContent = gettext("Discard what I typed");
-    drop.addEventListener("click", function () {
-      form.removeAttribute("data-typed");
-      refresh(parts().filter(function (part) { return part.element.id === "sheet"; }));
-    });
-    notice.appendChild(drop);
+    notice.appendChild(dropTyped(form));
   }
 
   // ---- fetching parts ---------------------------------------------------------------------------------

@@ -88,6 +88,22 @@ def test_a_hand_removed_on_the_other_phone_is_said_as_removed_on_the_half_typed_
     quinn.goto("about:blank")
 
 
+def test_discard_what_i_typed_gives_the_sheet_as_the_server_has_it(new_page, asgi_server):  # noqa: F811
+    _director, _club, _season, game = club_night()
+    services.hand_record(game=game, ending="knock", by=game.player_one, knocker_deadwood=4, defender_deadwood=20)
+    quinn = phone(new_page, asgi_server, "quinn", f"/games/{game.pk}/")
+    enter_hand(quinn, ending="Knock", by="quinn", knocker=5)
+    services.hand_record(game=Game.objects.get(pk=game.pk), ending="gin", by=game.player_two, defender_deadwood=10)
+    taken = quinn.locator("#record .hand-taken")
+    expect(taken).to_contain_text("Hand 2 was recorded on another phone meanwhile.", timeout=WITHIN)
+    taken.get_by_role("button", name="Discard what I typed").click()
+    expect(quinn.locator("#record h2")).to_have_text("Hand 3", timeout=WITHIN)
+    expect(quinn.get_by_label("Knocker's deadwood")).to_have_value("")
+    expect(quinn.locator("#record .hand-taken")).to_have_count(0)
+    assert quinn.evaluate("window.notReloaded") is True
+    quinn.goto("about:blank")
+
+
 def test_a_scoresheet_says_quietly_when_it_is_not_live_and_when_it_is_live_again(new_page, asgi_server):  # noqa: F811
     _director, _club, _season, game = club_night()
     pat = phone(new_page, asgi_server, "pat", f"/games/{game.pk}/")
