@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import functools
 
+from django.conf import settings
 from django.contrib.sessions.backends import db
+from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
 from django.db import connections, router
 from django.utils import timezone
+from django.utils.cache import patch_vary_headers
 
 COLUMNS = ("session_key", "session_data", "expire_date")
 
@@ -39,3 +42,26 @@ class SessionStore(db.SessionStore):
             self._session_key = None
             return None
         return model(session_key=self.session_key, session_data=row[0])
+
+
+class SessionMiddleware(DjangoSessionMiddleware):
+    """Django's, but a request whose session is gone leaves the browser's cookie alone.
+
+    Signing in (or out) replaces the session; a request sent a moment before with the old cookie (the
+    service worker keeping pages, a badge's count) finds no session, and Django answered it by deleting
+    the cookie, which the browser applied to the new session's cookie of the same name: a phone that had
+    just signed up was signed out again. Only a session emptied by this request (sign-out) deletes it.
+    """
+
+    def process_response(self, request, response):
+        session = getattr(request, "session", None)
+        if (
+            session is not None
+            and not session.modified
+            and settings.SESSION_COOKIE_NAME in request.COOKIES
+            and session.is_empty()
+        ):
+            if session.accessed:
+                patch_vary_headers(response, ("Cookie",))
+            return response
+        return super().process_response(request, response)

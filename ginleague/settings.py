@@ -140,7 +140,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # HTML pages gzipped for browsers that accept it (static files are, above: whitenoise).
     "ginleague.compress.GZipPagesMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "ginleague.sessions.SessionMiddleware",  # Django's, but a stale cookie is never deleted (its docstring)
     # The language of the answer: the chosen one (cookie), else the browser's (Accept-Language).
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
