@@ -11,6 +11,8 @@ from functools import cached_property
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -271,6 +273,26 @@ class Hand(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} hand {self.number}"
+
+    @classmethod
+    def from_db(cls, db, field_names, values, *, fetch_mode=None):
+        """A hand read from its row: its columns set straight on it, as Model.__init__ would set them.
+
+        Every scoresheet and every save reads all of a game's hands (60 on a long sitting, twice on a save);
+        Model.__init__'s per-field work was a tenth of those requests. ``field_names`` are the columns' attribute
+        names (a deferred column is simply not set: reading it loads it, as Django's own deferred fields do).
+        With a pre_init or post_init listener for hands, Django's own path (which sends them).
+        """
+        if pre_init.has_listeners(cls) or post_init.has_listeners(cls):
+            return super().from_db(db, field_names, values, fetch_mode=fetch_mode)
+        hand = cls.__new__(cls)
+        state = hand._state = ModelState()
+        state.adding = False
+        state.db = db
+        if fetch_mode is not None:
+            state.fetch_mode = fetch_mode
+        hand.__dict__.update(zip(field_names, values, strict=True))
+        return hand
 
     @property
     def row_ending(self) -> str:

@@ -262,3 +262,27 @@ def test_a_hand_written_compiles_no_read(table, monkeypatch):
     assert hand.number == 8 and [h.number for h in hand.game.hands.all()] == list(range(1, 9))
     assert all(h.game is hand.game for h in hand.game.hands.all())
     assert compiled == []
+
+
+def test_a_hand_read_is_the_hand_djangos_own_init_builds(table):
+    """Hands are built straight from their rows (Hand.from_db): every column as Model.__init__ sets it, a
+    deferred column loaded when read, and a hand read back saves as an update of its row."""
+    from django.db.models import Model
+
+    user, game = table
+    hand = game.hands.order_by("number").first()
+    Hand.objects.filter(pk=hand.pk).update(cards=[["7S", "8S", "9S"]], upcard="KS", doubled=True)
+    read = Hand.objects.get(pk=hand.pk)
+    built = Model.from_db.__func__(Hand, "default", [f.attname for f in Hand._meta.concrete_fields],
+                                   [getattr(read, f.attname) for f in Hand._meta.concrete_fields])  # fmt: skip
+
+    def fields(instance):
+        return {field.attname: getattr(instance, field.attname) for field in Hand._meta.concrete_fields}
+
+    assert fields(read) == fields(built) and read.cards == [["7S", "8S", "9S"]] and read.doubled is True
+    assert not read._state.adding and read._state.db == "default" and read.by.name in ("Ann", "Bob")
+    deferred = Hand.objects.defer("created_at").get(pk=hand.pk)
+    assert "created_at" not in deferred.__dict__ and deferred.created_at == read.created_at
+    read.upcard = "QH"
+    read.save(update_fields=["upcard"])
+    assert Hand.objects.filter(game=game).count() == 6 and Hand.objects.get(pk=hand.pk).upcard == "QH"
