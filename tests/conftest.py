@@ -146,6 +146,15 @@ def _each_test_starts_with_no_part_rendered():
 
 
 @pytest.fixture(autouse=True)
+def _each_test_starts_with_no_chrome_kept():
+    """The chrome is kept rendered per language (ginleague/templatetags/rendered_once.py): a test that puts in
+    other translations (the pseudo-locale) must neither see nor leave a chrome of another test's."""
+    from ginleague.templatetags.rendered_once import forget_rendered
+
+    forget_rendered()
+
+
+@pytest.fixture(autouse=True)
 def _each_test_starts_in_the_default_language():
     """A request through the test client leaves its language active in this thread (LocaleMiddleware
     activates it and nothing ends it): a test calling services after another test's French request would
