@@ -68,6 +68,30 @@ def test_needs_you_follows_the_day_it_is_asked_on(compilations):
     assert compilations["n"] == 0
 
 
+def test_a_prepared_read_asks_its_columns_converters_once(monkeypatch):
+    """Converters (a date from SQLite's text, a boolean from 0/1) are kept with the statement, and still applied."""
+    cast = make_club()
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    today = datetime.date.today()
+    league.season_create(
+        club=cast.club, name="Spring", players=[pat, quinn], starts_on=today,
+        ends_on=today + datetime.timedelta(days=3), created_by=cast.owner,
+    )  # fmt: skip
+    todo_for(cast.player)
+    asked = []
+    get_converters = SQLCompiler.get_converters
+
+    def counted(self, expressions):
+        asked.append(expressions)
+        return get_converters(self, expressions)
+
+    monkeypatch.setattr(SQLCompiler, "get_converters", counted)
+    fixture = todo_for(cast.player, today=today).due[0]
+    assert asked == []
+    assert fixture.due_on == today + datetime.timedelta(days=3) and isinstance(fixture.due_on, datetime.date)
+    assert fixture.season.closed_at is None and fixture.season.club.pk == cast.club.pk
+
+
 def test_the_home_page_list_compiles_nothing(client, compilations):
     cast = make_club()
     mine = make_game(player_one=cast.player_of(cast.player), created_by=cast.player)
