@@ -23,6 +23,7 @@ from collections.abc import Callable
 from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext as _
 
+from scoring import writes
 from scoring.models import IdempotentRequest
 
 MAX_KEY_LENGTH = IdempotentRequest._meta.get_field("key").max_length
@@ -81,14 +82,16 @@ def once[Answer](
     """
 
     def store(status: int, body: dict) -> None:
-        IdempotentRequest.objects.create(
-            user=user,
-            key=key,
-            method=method,
-            path=path[:500],
-            request_hash=fingerprint,
-            response_status=status,
-            response_body=body,
+        writes.insert(
+            IdempotentRequest(
+                user=user,
+                key=key,
+                method=method,
+                path=path[:500],
+                request_hash=fingerprint,
+                response_status=status,
+                response_body=body,
+            )
         )
 
     def replay_stored(error: IntegrityError) -> Answer:

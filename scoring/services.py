@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_
 
 from players.models import Player
 from players.services import player_get_or_create
-from scoring import notify
+from scoring import notify, writes
 from scoring.audit import audit_hand_edit, audit_record, game_names, hand_fact_words, hand_summary, outcome_words
 from scoring.changes import notify_change
 from scoring.engine.card_facts import CardFactError, check_facts
@@ -309,12 +309,7 @@ def game_recompute(
                 label = _("Final score")
             changes.append(Change(label, _final_words(before_final), _final_words(after_final)))
     if changed_scores:  # one statement for every row (Hollywood has three)
-        GameScore.objects.bulk_create(
-            changed_scores,
-            update_conflicts=True,
-            unique_fields=["game", "number"],
-            update_fields=SCORE_FIGURES,
-        )
+        writes.upsert(changed_scores, unique_fields=["game", "number"], update_fields=SCORE_FIGURES)
 
     just_finished = result.over and not game.over
     game.over = result.over
@@ -334,6 +329,9 @@ def game_recompute(
         notify.game_finished(game=game)  # the other player is e-mailed to confirm, once this commits
     _keep_loaded(game, hands=hands, scores=sorted(scores, key=lambda score: score.number), result=result)
     return changes
+
+
+DEAL_FIGURES = ["dealer", "winner", "points", "settled"]
 
 
 def _deals_write(game: Game, result: PartnershipResult, names: dict[int, str], *, report: bool) -> list[Change]:
@@ -360,12 +358,7 @@ def _deals_write(game: Game, result: PartnershipResult, names: dict[int, str], *
         deal.dealer_id, deal.winner_id, deal.points, deal.settled = after
         changed.append(deal)
     if changed:
-        Deal.objects.bulk_create(
-            changed,
-            update_conflicts=True,
-            unique_fields=["game", "number"],
-            update_fields=["dealer", "winner", "points", "settled"],
-        )
+        writes.upsert(changed, unique_fields=["game", "number"], update_fields=DEAL_FIGURES)
     if existing:  # deals no board is in any more (a deal's last board removed)
         Deal.objects.filter(game_id=game.pk, number__in=list(existing)).delete()
     loaded = game.deals.all()
@@ -782,13 +775,15 @@ def hand_record(
             result = _score(locked, [*map(_facts_of, hands), _facts_from(values)])
             derived = result.hands[-1]
             cards = _checked_cards(locked, values, cards, number=number)
-            hand = Hand.objects.create(
-                game=locked,
-                number=number,
-                cards=cards,
-                recorded_by=recorded_by,
-                **derived_hand_fields(derived),
-                **values,
+            hand = writes.insert(
+                Hand(
+                    game=locked,
+                    number=number,
+                    cards=cards,
+                    recorded_by=recorded_by,
+                    **derived_hand_fields(derived),
+                    **values,
+                )
             )
             game_recompute(game=locked, hands=[*hands, hand], result=result, report=False)
             if locked.league_status == "confirmed":  # a hand added to a confirmed league result
@@ -982,14 +977,16 @@ def board_record(
                 defender_deadwood=defender_deadwood,
                 upcard=upcard,
             )
-            hand = Hand.objects.create(
-                game=locked,
-                number=scored.number,
-                board=board,
-                cards=scored.cards,
-                recorded_by=recorded_by,
-                **derived_hand_fields(scored.per_hand[-1]),
-                **scored.values,
+            hand = writes.insert(
+                Hand(
+                    game=locked,
+                    number=scored.number,
+                    board=board,
+                    cards=scored.cards,
+                    recorded_by=recorded_by,
+                    **derived_hand_fields(scored.per_hand[-1]),
+                    **scored.values,
+                )
             )
             every = sorted([*hands, hand], key=lambda stored: (stored.number, stored.board))
             game_recompute(game=locked, hands=every, result=scored.result, report=False)
