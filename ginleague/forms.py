@@ -38,7 +38,7 @@ def _text(value) -> str:
     return conditional_escape(value) if hasattr(value, "__html__") else conditional_escape(str(value))
 
 
-def _attrs(attrs: dict) -> str:
+def attrs_html(attrs: dict) -> str:
     """django/forms/widgets/attrs.html."""
     return "".join(
         f" {_shown(name)}" if value is True else f' {_shown(name)}="{_text(value)}"'
@@ -49,16 +49,17 @@ def _attrs(attrs: dict) -> str:
 
 def _input(widget: dict) -> str:
     value = "" if widget["value"] is None else f' value="{_text(widget["value"])}"'
-    return f'<input type="{_shown(widget["type"])}" name="{_shown(widget["name"])}"{value}{_attrs(widget["attrs"])}>'
+    attrs = attrs_html(widget["attrs"])
+    return f'<input type="{_shown(widget["type"])}" name="{_shown(widget["name"])}"{value}{attrs}>'
 
 
 def _option(option: dict) -> str:
     """django/forms/widgets/select_option.html, with the line end that file ends with."""
-    return f'<option value="{_text(option["value"])}"{_attrs(option["attrs"])}>{_shown(option["label"])}</option>\n'
+    return f'<option value="{_text(option["value"])}"{attrs_html(option["attrs"])}>{_shown(option["label"])}</option>\n'
 
 
 def _select(widget: dict) -> str | None:
-    parts = [f'<select name="{_shown(widget["name"])}"{_attrs(widget["attrs"])}>']
+    parts = [f'<select name="{_shown(widget["name"])}"{attrs_html(widget["attrs"])}>']
     for group_name, group_choices, _index in widget["optgroups"]:
         if group_name:
             parts.append(f'\n  <optgroup label="{_shown(group_name)}">')

@@ -49,6 +49,7 @@ from scoring.forms import (
 )
 from scoring.merge import player_merge as player_merge_service
 from scoring.models import Game, Hand
+from scoring.new_game_html import new_game_fields, player_options
 from scoring.permissions import (
     CALL_TIME_REFUSAL,
     can_call_time,
@@ -966,6 +967,8 @@ def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
     rules = form.cleaned_data.get("rules") if form.is_bound and hasattr(form, "cleaned_data") else None
     return {
         "form": form,
+        "fields": new_game_fields(form),
+        "player_options": player_options(names),
         "recent": [
             {
                 "game": game,
@@ -975,7 +978,6 @@ def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
             }
             for game in recent
         ],
-        "player_names": names,
         **_rules_summary(rules),
     }
 

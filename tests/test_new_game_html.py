@@ -1,0 +1,161 @@
+"""The new-game form, written in Python (scoring/new_game_html.py), reads character for character as the
+template engine wrote it: the form's part of templates/scoring/game_new.html as it was before (issue 40),
+which included scoring/_field.html and _choices.html for each field, kept here as the reference and
+rendered with the page's own form. Blank, repeating the last game, from a partnership game, refused with
+errors (typed text echoed back escaped), checked, in English and German. (scoring/_choices.html, gone since,
+is tests/test_form_fields.py's CHOICES.)"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+from django.template import engines
+from django.urls import reverse
+
+from players.models import Player
+from scoring.views import _rules_summary
+from tests.factories import PlayerFactory, UserFactory, make_game
+from tests.test_form_fields import CHOICES
+
+pytestmark = pytest.mark.django_db
+
+# templates/scoring/game_new.html's form before issue 40 (the form's own overrides_open and override_fields
+# are given by the test, as the form said them; `choices` is scoring/_choices.html as it was).
+REFERENCE = """<form class="new-game" method="post" action="{% url 'game_new' %}">
+  {% csrf_token %}
+  {% for error in form.non_field_errors %}<p class="error" role="alert">{{ error }}</p>{% endfor %}
+  <datalist id="player-names">{% for name in player_names %}<option value="{{ name }}">{% endfor %}</datalist>
+  <div class="pair">
+    {% include "scoring/_field.html" with field=form.player_one %}
+    {% include "scoring/_field.html" with field=form.player_two %}
+  </div>
+  <fieldset class="partnership-only">
+    <legend>{% translate "Partnership gin: the other two players" %}</legend>
+    <p class="help" id="sides-help">{% translate "Two sides: the first and third players against the second and fourth. Partners sit opposite each other; each plays one board against an opponent." %}</p>
+    <div class="pair">
+      {% include "scoring/_field.html" with field=form.player_three %}
+      {% include "scoring/_field.html" with field=form.player_four %}
+    </div>
+    {% include choices with field=form.partner_opponents css="partner-pick" %}
+  </fieldset>
+  {% include choices with field=form.first_dealer css="dealer-pick" %}
+  <div class="rules-pick" hx-post="{% url 'rules_check' %}" hx-trigger="change, input changed delay:400ms"
+       hx-include="closest form" hx-target="#rules-summary" hx-swap="outerHTML">
+    {% include "scoring/_field.html" with field=form.preset %}
+    <div class="field check{% if form.hollywood.errors %} has-error{% endif %}">
+      {{ form.hollywood }} <label for="{{ form.hollywood.id_for_label }}">{{ form.hollywood.label }}</label>
+      <small class="help hollywood-note">{{ form.hollywood.help_text }}</small>
+      {% for error in form.hollywood.errors %}<p class="error" role="alert">{{ error }}</p>{% endfor %}
+    </div>
+    <details class="overrides"{% if overrides_open %} open{% endif %}>
+      <summary>{% translate "Change a rule (house rules)" %}</summary>
+      <p class="help">{% translate "Leave a box empty to keep the preset's value." %}</p>
+      <div class="override-grid">
+      {% for field in override_fields %}{% include "scoring/_field.html" %}{% endfor %}
+      </div>
+    </details>
+  </div>
+  {% partialdef rules_summary inline %}
+  <div id="rules-summary" class="rules-summary" aria-live="polite">
+    {% for error in rule_errors %}<p class="error">{{ error }}</p>{% endfor %}
+    {% if checked_rules %}
+    <p class="these-rules"><strong>{% translate "These rules:" %}</strong> {{ checked_preset }}{% for label, value in checked_overrides %} · {{ label }}: {{ value }}{% endfor %}</p>
+    <dl>{% for label, value in checked_rules %}<div><dt>{{ label }}</dt><dd>{{ value }}</dd></div>{% endfor %}</dl>
+    {% endif %}
+  </div>
+  {% endpartialdef %}
+  <div class="buttons">
+    <button type="submit" name="action" value="start" class="primary">{% translate "Start the game" %}</button>
+    <button type="submit" name="action" value="check" class="secondary">{% translate "Show the rules" %}</button>
+  </div>
+</form>"""  # noqa: E501 - the template's own lines
+
+
+def the_form(page) -> str:
+    html = page.content.decode()
+    start = html.index('<form class="new-game"')
+    return html[start : html.index("</form>", start) + len("</form>")]
+
+
+def as_the_templates_wrote_it(page) -> str:
+    """The reference rendered with the page's own form: each field its own copy, who deals first offered by
+    the names typed (as the form's fields were before they were shared)."""
+    form = page.context["form"]
+    form.fields = copy.deepcopy(form.fields)
+    form.fields["first_dealer"].choices = form.dealer_choices()
+    form._bound_fields_cache = {}
+    overrides = [form[name] for name in form.fields if name.startswith("rule_")]
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', the_form(page)).group(1)
+    rules = form.cleaned_data.get("rules") if form.is_bound else None
+    context = {
+        "form": form,
+        "choices": engines["django"].from_string(CHOICES),
+        "csrf_token": token,
+        "player_names": list(Player.objects.order_by("name").values_list("name", flat=True)[:300]),
+        "override_fields": overrides,
+        "overrides_open": any(field.value() not in (None, "") or field.errors for field in overrides),
+        **_rules_summary(rules),
+    }
+    return engines["django"].from_string("{% load i18n %}" + REFERENCE).render(context)
+
+
+@pytest.fixture
+def scorer(client):
+    user = UserFactory(username="scorer")
+    client.force_login(user)
+    return client, user
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_form_is_what_the_field_templates_wrote(scorer, language):
+    client, user = scorer
+    headers = {"HTTP_ACCEPT_LANGUAGE": language}
+    new = reverse("game_new")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="O'Brien & <b>Bob</b>")
+    cat, dan = PlayerFactory(name="Cat"), PlayerFactory(name='Dan "the hand"')
+    pages = {"blank": client.get(new, **headers)}
+    partnership = services_partnership_game(user, ann, bob, cat, dan)
+    make_game(player_one=ann, player_two=bob, created_by=user, rules={"preset": "hollywood"})
+    house = {"preset": "standard", "target": 250, "big_gin_bonus": None, "shutout_mode": "double_total",
+             "spade_double": True, "hollywood": True}  # fmt: skip
+    make_game(player_one=bob, player_two=dan, created_by=user, rules=house)  # the last game
+    pages["the last game's rules"] = client.get(new, **headers)
+    pages["from a partnership game"] = client.get(f"{new}?from={partnership.pk}", **headers)
+    posted = {
+        "refused, typed text echoed": {"player_one": '<b>"Ann" & co</b>', "player_two": "", "preset": "nope"},
+        "checked": {"player_one": "Ann", "player_two": "Bob", "preset": "standard", "first_dealer": "two",
+                    "rule_target": "300", "rule_big_gin_bonus": "off", "rule_shutout_mode": "add", "action": "check"},
+        "partnership refused": {"player_one": "Ann", "player_two": "Ann", "player_four": "ann", "preset": "partnership",
+                                "first_dealer": "three", "partner_opponents": "alternate", "action": "start"},
+        "two players, a third named, Hollywood ticked": {"player_one": "Ann", "player_two": "Bob",
+                                                         "player_three": "Cat", "preset": "standard",
+                                                         "first_dealer": "three", "hollywood": "on", "action": "start"},
+        "overrides refused": {"player_one": "  Ann  ", "player_two": "Bob", "preset": "oklahoma", "first_dealer": "x",
+                              "rule_undercut_on_tie": "maybe", "rule_big_gin_bonus": "xx", "rule_knock_limit": "-3",
+                              "rule_target": "abc", "rule_next_dealer": "winner", "action": "check"},
+    }  # fmt: skip
+    for state, data in posted.items():
+        pages[state] = client.post(new, data, **headers)
+    assert [page.status_code for page in pages.values()] == [200, 200, 200, 422, 200, 422, 422, 422]
+    for state, page in pages.items():
+        assert the_form(page) == as_the_templates_wrote_it(page), state
+    # The states above show what they are about.
+    assert 'value="&lt;b&gt;&quot;Ann&quot; &amp; co&lt;/b&gt;"' in the_form(pages["refused, typed text echoed"])
+    assert '<details class="overrides" open>' in the_form(pages["the last game's rules"])
+    assert '<option value="double_total" selected>' in the_form(pages["the last game's rules"])
+    assert 'name="player_three" value="Cat"' in the_form(pages["from a partnership game"])
+    assert "<span>O&#x27;Brien &amp; &lt;b&gt;Bob&lt;/b&gt;</span>" in the_form(pages["from a partnership game"])
+    assert 'aria-invalid="true"' in the_form(pages["overrides refused"])
+    assert 'id="id_hollywood" checked>' in the_form(pages["two players, a third named, Hollywood ticked"])
+
+
+def services_partnership_game(user, *players):
+    from scoring import services
+
+    one, two, three, four = players
+    return services.game_create(
+        player_one=one, player_two=two, player_three=three, player_four=four, first_dealer=two,
+        rules={"preset": "partnership", "partner_opponents": "alternate"}, created_by=user,
+    )  # fmt: skip
