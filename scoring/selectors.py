@@ -170,24 +170,33 @@ def _partnership_record(game: Game, rules: RuleSet) -> dict:
     return record
 
 
-def game_for_sheet(*, pk: int) -> Game:
+def game_for_sheet(*, pk: int, hands: bool = True) -> Game:
     """One game and its hands' facts, for pages that score them with the engine (2 queries).
 
     Lighter than game_detail: no GameScore rows and no player joins per hand
     (the page names players from the game's two). ``cards`` is loaded: the sheet
     shows the melds of hands entered card by card. Every scoresheet and hand form asks it: both
     statements are built once per database (scoring/prepared.py); the hands come as ``game.hands.all()``.
+    ``hands=False``: the game and its two players alone (a save reads the hands again under its lock).
     """
     found = _SHEET_GAME(pk=pk)
     if not found:
         raise Game.DoesNotExist(f"No game with id {pk!r}.")
     game = found[0]
+    return with_hands(game) if hands else game
+
+
+def with_hands(game: Game) -> Game:
+    """``game`` holding its hands (``game.hands.all()``, in order), read in one statement built once unless it
+    holds them already."""
+    if "hands" in getattr(game, "_prefetched_objects_cache", {}):
+        return game
     hands = game.hands.all()
     hands._result_cache = _SHEET_HANDS(game_id=game.pk)
     hands._prefetch_done = True
     for hand in hands._result_cache:  # each hand's game is this one, as a prefetch sets it
         Hand.game.field.set_cached_value(hand, game)
-    game._prefetched_objects_cache = {"hands": hands}
+    game.__dict__.setdefault("_prefetched_objects_cache", {})["hands"] = hands
     return game
 
 
@@ -460,7 +469,7 @@ def keep_scored(game: Game, result) -> None:
 def game_session(game: Game, rules: RuleSet | None = None) -> tuple[list[Hand], SessionResult]:
     """The game's hands (prefetched by ``game_for_sheet``) and the engine's scoring of them (once: the
     answer to a write reuses the write's own scoring, ``keep_scored``)."""
-    loaded = game.hands.all()
+    loaded = with_hands(game).hands.all()
     hands = list(loaded)
     scored, result = game.__dict__.get("_scored", (None, None))
     same_hands = scored is not None and scored is loaded._result_cache

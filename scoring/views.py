@@ -85,6 +85,7 @@ from scoring.selectors import (
     partnership_sheet,
     recent_games,
     todo_for,
+    with_hands,
 )
 from scoring.services import HandConflict, HandRefused
 from scoring.templatetags.hand_cards import display_sides
@@ -126,10 +127,11 @@ def todo_count(request):
 # --- helpers ---------------------------------------------------------------
 
 
-def _load_game(pk: int, user) -> Game:
-    """The game, unless there is none or it is a private club's game ``user`` may not see."""
+def _load_game(pk: int, user, *, hands: bool = True) -> Game:
+    """The game, unless there is none or it is a private club's game ``user`` may not see (``hands``: with its
+    hands loaded)."""
     try:
-        game = game_for_sheet(pk=pk)
+        game = game_for_sheet(pk=pk, hands=hands)
     except Game.DoesNotExist:
         raise Http404(_("No such game")) from None
     if not can_view_game(user, game):
@@ -137,14 +139,17 @@ def _load_game(pk: int, user) -> Game:
     return game
 
 
-def game_writer(view):
-    """Load the game; anonymous users go to sign in, others need can_edit_game."""
+def game_writer(view=None, *, hands: bool = True):
+    """Load the game; anonymous users go to sign in, others need can_edit_game. ``hands=False`` (``@game_writer(
+    hands=False)``): the game without its hands, for a view whose write reads them under the game's lock."""
+    if view is None:
+        return lambda view: game_writer(view, hands=hands)
 
     @wraps(view)
     def wrapper(request, pk, *args, **kwargs):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        game = _load_game(pk, request.user)
+        game = _load_game(pk, request.user, hands=hands)
         try:  # the state first (a closed season says so, to anyone), then the person
             refuse_closed_season(season_id=game.season_id)
         except ValidationError as refusal:
@@ -556,11 +561,13 @@ def hand_edit_preview(request, game: Game, number: int):
 
 
 @require_POST
-@game_writer
+@game_writer(hands=False)  # a save reads them under the lock; the sheet of a refusal or a preview reads them once
 def hand_submit(request, game: Game):
     rules = game.rule_set
     form = HandForm(request.POST, game=game, rules=rules)
     action = request.POST.get("action")
+    if action != "save":
+        with_hands(game)  # the preview and the sheet read them
     if action in CARD_ACTIONS:  # without JavaScript: card entry on/off, or work out the deadwood
         form.is_valid()
         form = _with_cards(form, _card_work(form, rules), game, rules)

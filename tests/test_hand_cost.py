@@ -160,11 +160,14 @@ def test_an_htmx_hand_post_runs_few_queries(table, django_assert_max_num_queries
     client = Client()
     client.force_login(user)
     data = {"action": "save", "expected_number": 7, "by": game.player_one_id, **KNOCK}
-    with django_assert_max_num_queries(HAND_POST_MAX_QUERIES + 2):  # + the session and its user
+    with django_assert_max_num_queries(HAND_POST_MAX_QUERIES + 2) as queries:  # + the session and its user
         response = client.post(reverse("hand_submit", args=[game.pk]), data, HTTP_HX_REQUEST="true")
     assert response.status_code == 200
     assert "Hand 7 saved" in response.content.decode()
     assert Hand.objects.filter(game=game).count() == 7
+    # The hands are read once, under the game's lock: the page's own read of the game does not bring them.
+    hand_reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and 'FROM "scoring_hand"' in q["sql"]]
+    assert len(hand_reads) == 1, hand_reads
 
 
 def test_a_preview_runs_few_queries(table, django_assert_max_num_queries):
