@@ -147,7 +147,7 @@ MIDDLEWARE = [
     # A late answer must not undo the token a sign-in has just rotated (see the function).
     "ginleague.csrf.keep_the_newest_csrf_cookie",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "ginleague.auth.AuthenticationMiddleware",  # Django's, the account read by a statement built once (its docstring)
     # A signed-in account's chosen language wins over the cookie and the browser's (players/languages.py).
     "players.languages.account_language",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -107,7 +107,7 @@ def test_the_home_page_list_compiles_nothing(client, compilations):
     compilations["n"] = 0
     page = client.get(reverse("home")).content.decode()
     assert reverse("game", args=[mine.pk]) in page and reverse("game", args=[theirs.pk]) not in page
-    assert compilations["n"] == 1  # the signed-in user (Django's own read); the session (ginleague/sessions.py), none
+    assert compilations["n"] == 0  # the account (ginleague/auth.py) and the session (ginleague/sessions.py): built once
 
 
 # --- widgets: written in Python, exactly as Django's templates write them ---------------------------

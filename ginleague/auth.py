@@ -1,0 +1,91 @@
+"""The signed-in user of a request: Django's AuthenticationMiddleware, with the account read by a statement built once.
+
+Every signed-in request reads its account; ``ModelBackend.get_user`` built and compiled that one-row SELECT
+anew each time (``_default_manager.get(pk=…)``), about a tenth of a light page (issue 40). ``get_user`` below is
+Django's own (django.contrib.auth.get_user, Django 6.1), line for line, but for that read: for a backend that
+reads accounts as ModelBackend does (its ``get_user`` not overridden), the row comes from a prepared
+statement (scoring/prepared.py) and ``user_can_authenticate`` still decides (a deactivated account is signed
+out). Everything else is Django's: the session's backend must still be in AUTHENTICATION_BACKENDS, the
+session's auth hash is checked with constant_time_compare, then against SECRET_KEY_FALLBACKS (the session
+cycled onto the new hash), and a session that fails is flushed.
+"""
+
+from __future__ import annotations
+
+from functools import cache, partial
+
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.middleware import AuthenticationMiddleware as DjangoAuthenticationMiddleware
+from django.utils.crypto import constant_time_compare
+from django.utils.functional import SimpleLazyObject
+
+from scoring.prepared import Prepared
+
+
+@cache
+def _account_by_id() -> Prepared:
+    model = get_user_model()
+    return Prepared(model, lambda pk: model._default_manager.filter(pk=pk), pk=int)
+
+
+def _backend_user(backend, user_id):
+    """``backend.get_user(user_id)``, read by the prepared statement when the backend reads as ModelBackend does."""
+    if type(backend).get_user is not ModelBackend.get_user or not isinstance(user_id, int):
+        return backend.get_user(user_id)
+    rows = _account_by_id()(pk=user_id)
+    user = rows[0] if rows else None
+    return user if user is not None and backend.user_can_authenticate(user) else None
+
+
+def get_user(request):
+    """Django's ``auth.get_user`` (see the module's docstring): the request's account, or AnonymousUser."""
+    from django.contrib.auth.models import AnonymousUser
+
+    user = None
+    try:
+        user_id = get_user_model()._meta.pk.to_python(request.session[SESSION_KEY])  # auth._get_user_session_key
+        backend_path = request.session[BACKEND_SESSION_KEY]
+    except KeyError:
+        pass
+    else:
+        if backend_path in settings.AUTHENTICATION_BACKENDS:
+            backend = load_backend(backend_path)
+            user = _backend_user(backend, user_id)
+            # Verify the session
+            if hasattr(user, "get_session_auth_hash"):
+                session_hash = request.session.get(HASH_SESSION_KEY)
+                if not session_hash:
+                    session_hash_verified = False
+                else:
+                    session_auth_hash = user.get_session_auth_hash()
+                    session_hash_verified = constant_time_compare(session_hash, session_auth_hash)
+                if not session_hash_verified:
+                    # If the current secret does not verify the session, try with the fallback secrets and
+                    # stop when a matching one is found.
+                    if session_hash and any(
+                        constant_time_compare(session_hash, fallback_auth_hash)
+                        for fallback_auth_hash in user.get_session_auth_fallback_hash()
+                    ):
+                        request.session.cycle_key()
+                        request.session[HASH_SESSION_KEY] = session_auth_hash
+                    else:
+                        request.session.flush()
+                        user = None
+
+    return user or AnonymousUser()
+
+
+def _cached_user(request):
+    if not hasattr(request, "_cached_user"):
+        request._cached_user = get_user(request)
+    return request._cached_user
+
+
+class AuthenticationMiddleware(DjangoAuthenticationMiddleware):
+    """Django's, with ``request.user`` from ``get_user`` above (``request.auser``, for async views, is Django's)."""
+
+    def process_request(self, request):
+        super().process_request(request)  # its checks, and request.auser
+        request.user = SimpleLazyObject(partial(_cached_user, request))

@@ -1,0 +1,96 @@
+"""The request's account is read by a statement built once (ginleague/auth.py), with Django's answers: a
+signed-in visitor stays signed in, and is signed out when the password changes elsewhere, the account is
+deactivated or its backend is no longer configured; a session signed under an old secret key survives the
+key's rotation (SECRET_KEY_FALLBACKS)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db.models.sql.compiler import SQLCompiler
+from django.test import Client
+from django.urls import reverse
+
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(username="ann") -> tuple[Client, object]:
+    user = UserFactory(username=username)
+    user.set_password("a long pass phrase")
+    user.save()
+    client = Client()
+    client.force_login(user)
+    return client, user
+
+
+def is_signed_in(client) -> bool:
+    page = client.get(reverse("account"))  # sign-in only: anyone else is sent to the sign-in page
+    return page.status_code == 200
+
+
+def test_the_account_is_read_as_the_orm_reads_it_and_compiled_once(monkeypatch):
+    client, user = signed_in()
+    assert is_signed_in(client)
+    compiled = []
+    as_sql = SQLCompiler.as_sql
+
+    def counted(self, *args, **kwargs):
+        compiled.append(self.query.model)
+        return as_sql(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    response = client.get(reverse("account"))
+    assert response.status_code == 200 and get_user_model() not in compiled
+    read = response.wsgi_request.user
+    stored = get_user_model().objects.get(pk=user.pk)
+    assert [(field.name, getattr(read, field.attname)) for field in stored._meta.concrete_fields] == [
+        (field.name, getattr(stored, field.attname)) for field in stored._meta.concrete_fields
+    ]
+    assert read.last_login.tzinfo is not None and read.is_active is True  # converted as the ORM converts
+
+
+def test_a_password_changed_elsewhere_signs_the_other_sessions_out():
+    phone, user = signed_in()
+    laptop = Client()
+    laptop.force_login(user)
+    user.set_password("another long pass phrase")
+    user.save()
+    assert not is_signed_in(phone) and not is_signed_in(laptop)
+    assert "_auth_user_id" not in phone.session  # flushed, as Django does
+
+
+def test_a_deactivated_account_is_signed_out():
+    client, user = signed_in()
+    assert is_signed_in(client)
+    get_user_model().objects.filter(pk=user.pk).update(is_active=False)
+    assert not is_signed_in(client)
+
+
+def test_a_session_of_a_backend_no_longer_configured_is_signed_out(settings):
+    client, _ = signed_in()
+    settings.AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend"]
+    assert not is_signed_in(client)
+
+
+def test_a_session_survives_the_secret_keys_rotation(settings):
+    client, _ = signed_in()
+    old_key, old_session = settings.SECRET_KEY, client.cookies[settings.SESSION_COOKIE_NAME].value
+    settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = "a new secret key " * 4, [old_key]
+    assert is_signed_in(client)
+    assert client.cookies[settings.SESSION_COOKIE_NAME].value != old_session  # cycled onto the new key's hash
+    settings.SECRET_KEY_FALLBACKS = []
+    assert is_signed_in(client)
+    settings.SECRET_KEY = "yet another secret key " * 4  # no fallback for this one
+    assert not is_signed_in(client)
+
+
+def test_a_session_naming_no_account_is_anonymous():
+    client, user = signed_in()
+    get_user_model().objects.filter(pk=user.pk).delete()
+    assert not is_signed_in(client)
+    session = client.session
+    session["_auth_user_id"] = str(2**63)  # past any id column
+    session.save()
+    assert not is_signed_in(client)
