@@ -1,6 +1,7 @@
 """Shared fixtures: the golden vectors, a signed-in user, and settings every test runs under."""
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,24 @@ def user(db):
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
+def _test_databases_migrated_once(request):
+    """Each worker's test database is a copy of one migrated once and kept (tests/migrated_once.py),
+    instead of every worker running every migration; set before pytest-django's django_db_setup runs."""
+    from django.db import connections
+
+    from tests.migrated_once import create_test_db_migrated_once
+
+    cache = getattr(request.config, "cache", None)
+    folder = cache.mkdir("test-databases") if cache else Path(tempfile.mkdtemp(prefix="ginleague-test-databases-"))
+    for connection in connections.all():
+        connection.creation.create_test_db = create_test_db_migrated_once(connection.creation, folder)
+    yield
+    for connection in connections.all():
+        connection.creation.__dict__.pop("create_test_db", None)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(_test_databases_migrated_once, django_db_setup, django_db_blocker):
     """PostgreSQL: the test database does not wait for its log to reach the disk at each commit
     (``synchronous_commit = off``; a crash could lose the last commits of a database that is
     thrown away anyway). Every connection to it, the test servers' included, inherits this.
