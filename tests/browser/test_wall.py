@@ -262,6 +262,7 @@ SCREENS = {
     "1080x1920": {"width": 1080, "height": 1920},  # a TV on its side
 }
 SHOTS = Path("/tmp/shots39b")
+WALL_PAGE_SECONDS = 12  # PAGE_SECONDS in static/js/wall-fit.js
 
 
 def twenty_player_season(more: int = 0):
@@ -336,6 +337,18 @@ def _what_the_wall_holds(page) -> set[str]:
     return {f"row:{row}" for row in rows} | set(games) | {f"table:{table}" for table in tables}
 
 
+def _wall_opened(page, url: str) -> None:
+    """The wall at ``url`` with the page's clock in the test's hands (Playwright's clock: time still runs,
+    and ``_next_page`` moves it on by a page's time), so a paging wall is not waited for in real time."""
+    page.clock.install()
+    page.goto(url)
+
+
+def _next_page(page) -> None:
+    """The time a wall shows a page for (PAGE_SECONDS in static/js/wall-fit.js) passes at once."""
+    page.clock.fast_forward(WALL_PAGE_SECONDS * 1000)
+
+
 def _seen_on_every_page(page) -> tuple[set[str], int]:
     """What the wall showed on the screen, through each of its pages (if it pages), and how many pages."""
     expect(page.locator("body.wall")).to_have_attribute("data-fitted", re.compile("."))
@@ -343,7 +356,8 @@ def _seen_on_every_page(page) -> tuple[set[str], int]:
     pages = int(page.locator("body.wall").get_attribute("data-pages") or 1)
     for _turn in range(pages - 1):  # each page comes round by itself
         current = page.locator("body.wall").get_attribute("data-page")
-        expect(page.locator("body.wall")).not_to_have_attribute("data-page", current, timeout=20_000)
+        _next_page(page)
+        expect(page.locator("body.wall")).not_to_have_attribute("data-page", current)
         seen |= _every_row_seen(page)
     return seen, pages
 
@@ -360,7 +374,7 @@ def test_a_twenty_player_wall_fits_its_screen(new_page, asgi_server, screen):
     would grow too small to read across a room, comes round on the screen's own pages), at three sizes."""
     club, season = twenty_player_season()
     page = new_page(viewport=SCREENS[screen])
-    page.goto(f"{asgi_server}/clubs/{club.slug}/seasons/{season.pk}/wall/")
+    _wall_opened(page, f"{asgi_server}/clubs/{club.slug}/seasons/{season.pk}/wall/")
     expect(page.locator("#wall-status")).to_have_text("Live")
     expect(page.locator("table.wall-table tbody tr[data-player]")).to_have_count(20)
     expect(page.locator(".wall-playing li[data-game]")).to_have_count(18)
@@ -398,7 +412,7 @@ def test_a_twenty_player_swiss_nights_wall_fits_its_screen_with_the_rounds_table
     night.round_pair(season=tonight, paired_by=director)
     night.round_publish(season=tonight, published_by=director)
     page = new_page(viewport=SCREENS[screen])
-    page.goto(f"{asgi_server}/clubs/{club.slug}/seasons/{tonight.pk}/wall/")
+    _wall_opened(page, f"{asgi_server}/clubs/{club.slug}/seasons/{tonight.pk}/wall/")
     expect(page.locator(".wall-tables li[data-table]")).to_have_count(10)
     wanted = _what_the_wall_holds(page)
     seen, _pages = _seen_on_every_page(page)
@@ -413,12 +427,13 @@ def test_a_wall_too_long_for_its_screen_pages_through_the_standings(new_page, as
     standings come round a screenful at a time, saying which page is shown."""
     club, season = twenty_player_season(more=20)
     page = new_page(viewport=SCREENS["1280x720"])
-    page.goto(f"{asgi_server}/clubs/{club.slug}/seasons/{season.pk}/wall/?rows=all")
+    _wall_opened(page, f"{asgi_server}/clubs/{club.slug}/seasons/{season.pk}/wall/?rows=all")
     expect(page.locator("table.wall-table tbody tr[data-player]")).to_have_count(40)
     wanted = _what_the_wall_holds(page)
     seen, pages = _seen_on_every_page(page)
     assert pages >= 2
     assert wanted - seen == set(), f"never on the screen: {sorted(wanted - seen)}"
-    expect(page.locator("#wall-page")).to_contain_text(f"Page 1 of {pages}", timeout=20_000)  # round again
+    _next_page(page)
+    expect(page.locator("#wall-page")).to_contain_text(f"Page 1 of {pages}")  # round again
     _keep_shot(page, "wall-40-players-1280x720-paged")
     page.goto("about:blank")
