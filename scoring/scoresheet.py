@@ -12,8 +12,9 @@ from django.urls import reverse
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, npgettext, override, pgettext
 
+from ginleague.forms import _shown
 from scoring.audit import ENDING_WORDS
 from scoring.engine.card_facts import best_play_note
 from scoring.engine.cards import SUIT_SYMBOLS
@@ -251,6 +252,141 @@ def sheet_boards(game: Game, session: SessionResult) -> list[dict]:
             }
         )
     return boards
+
+
+# --- the scoresheet's boards, results and hands table, written as plain strings ---------------------------------
+# As the rows (sheet_rows): a Hollywood sheet's three boards, their results and the table's heads were a hundred
+# template nodes of the page. Each piece writes, character for character, what game.html wrote with {% translate %}
+# (the words escaped) and {% blocktranslate %} (the words as translated, each {{ value }} in them escaped): tests pin
+# the page's HTML (tests/test_sheet_rows.py).
+
+
+def _blocktranslated(words, **values) -> str:
+    """``{% blocktranslate %}`` of ``words`` (a gettext call, so that a translation that does not fit its values falls
+    back to English, as the tag does), with ``values`` shown as ``{{ }}`` shows them."""
+    shown = {name: _shown(value) for name, value in values.items()}
+    try:
+        return words() % shown
+    except (KeyError, ValueError):
+        with override(None):
+            return words() % shown
+
+
+def boards_html(boards: list[dict], *, hollywood: bool) -> str:
+    """The scoreboards (``sheet_boards``): each game's points, boxes and what each player needs, or its final score."""
+    parts = [f'<div class="boards boards-{len(boards)}">\n  ']
+    score = escape(_("Score"))
+    closed = escape(pgettext("one of Hollywood's three games, finished", "closed"))
+    for board in boards:
+        number, over = board["number"], board["over"]
+        game_words = _blocktranslated(lambda: _("Game %(number)s"), number=number) if hollywood else ""
+        label = game_words if hollywood else score
+        parts.append(f'\n    <section class="board{" closed" if over else ""}" aria-label="{label}">\n      ')
+        if hollywood:
+            parts.append(f"<h2>{game_words}{f' <span class="closed-mark">{closed}</span>' if over else ''}</h2>")
+        parts.append("\n      ")
+        for player in board["players"]:
+            if over:
+                figure = player["final"]
+                sub = _blocktranslated(lambda: _("%(points)s in hands"), points=player["points"])
+            else:
+                figure = player["points"]
+                sub = _blocktranslated(lambda: _("needs %(needed)s"), needed=player["needed"])
+            boxes = player["boxes"]
+            box_words = _blocktranslated(
+                lambda boxes=boxes: npgettext("gin scoring: a won hand", "%(counter)s box", "%(counter)s boxes", boxes),
+                counter=boxes,
+            )
+            parts.append(
+                '\n      <div class="line">\n'
+                f'        <span class="who">{_shown(player["name"])}</span>\n'
+                f'        <span class="pts">{_shown(figure)}</span>\n'
+                f'        <span class="sub">{sub} · {box_words}</span>\n'
+                "      </div>\n      "
+            )
+        parts.append("\n      ")
+        if over and hollywood:
+            won = _blocktranslated(
+                lambda: _("%(name)s won by %(margin)s"), name=board["winner"], margin=board["margin"]
+            )
+            parts.append(f'<p class="won">{won}</p>')
+        parts.append("\n    </section>\n  ")
+    parts.append("\n  </div>")
+    return mark_safe("".join(parts))  # noqa: S308 - every text was escaped above
+
+
+def results_html(boards: list[dict], players, *, hollywood: bool) -> str:
+    """Each closed game's result: how its final score adds up (the bonus breakdown), its final score and margin."""
+    parts = []
+    heads = "".join(f'<th scope="col">{_shown(player.name)}</th>' for player in players)
+    part_words, final_words, margin_words = (
+        escape(_("Part of the score")),
+        escape(_("Final score")),
+        escape(_("Margin")),
+    )
+    for board in boards:
+        if not board["over"]:
+            continue
+        number = board["number"]
+        if hollywood:
+            label = _blocktranslated(lambda: _("Game %(number)s result"), number=number)
+            caption = _blocktranslated(lambda: _("Game %(number)s: how the final score adds up"), number=number)
+        else:
+            label, caption = escape(_("Result")), escape(_("how the final score adds up"))
+        lines = "".join(
+            f'<tr><th scope="row">{_shown(line["label"])}</th>'
+            + "".join(f'<td class="num">{_shown(amount)}</td>' for amount in line["amounts"])
+            + "</tr>"
+            for line in board["breakdown"]
+        )
+        finals = "".join(f'<td class="num">{_shown(player["final"])}</td>' for player in board["players"])
+        parts.append(
+            f'\n  <section class="game-over" aria-label="{label}">\n'
+            '    <table class="breakdown">\n'
+            f"      <caption>{caption}</caption>\n"
+            f'      <thead><tr><th scope="col"><span class="vh">{part_words}</span></th>{heads}</tr></thead>\n'
+            f"      <tbody>\n      {lines}\n      </tbody>\n"
+            "      <tfoot>\n"
+            f'        <tr class="final"><th scope="row">{final_words}</th>{finals}</tr>\n'
+            f'        <tr><th scope="row">{margin_words}</th>'
+            f'<td class="num" colspan="2">{_shown(board["margin"])}</td></tr>\n'
+            "      </tfoot>\n    </table>\n  </section>\n  "
+        )
+    return mark_safe("".join(parts))  # noqa: S308 - every text was escaped above
+
+
+def run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
+    """The hands table's running-total column heads: one per game (Hollywood), else one per player."""
+    if not hollywood:
+        return mark_safe(  # noqa: S308 - the names are escaped
+            "".join(f'<th scope="col" class="num run">{_shown(player.name)}</th>' for player in players)
+        )
+    heads = []
+    for board in boards:
+        number, over = board["number"], board["over"]
+        short = _blocktranslated(lambda: _("G%(number)s"), number=number)
+        if over:
+            long = _blocktranslated(lambda: _("game %(number)s, closed"), number=number)
+        else:
+            long = _blocktranslated(lambda: _("game %(number)s"), number=number)
+        heads.append(
+            f'<th scope="col" class="num run g{_shown(number)}{" closed" if over else ""}">'
+            f"{short}{' ✓' if over else ''}"
+            f'<span class="vh"> ({long})</span></th>'
+        )
+    return mark_safe("".join(heads))  # noqa: S308 - every text was escaped above
+
+
+def rows_html(rows: list[str]) -> str:
+    """The hands table's rows (``sheet_rows``) as the page lays them out, one a line."""
+    return mark_safe("".join(f"\n      {row}\n    " for row in rows))  # noqa: S308 - each row is safe HTML
+
+
+def rules_html(all_rules: list[tuple[str, str]]) -> str:
+    """Every rule of the game (``RuleSet.describe()``) as the items of a description list."""
+    return mark_safe(  # noqa: S308 - the words are escaped
+        "".join(f"<div><dt>{_shown(label)}</dt><dd>{_shown(value)}</dd></div>" for label, value in all_rules)
+    )
 
 
 # --- partnership gin: four players, two sides, two boards a deal (docs/rules.md, "Partnership gin") -----
