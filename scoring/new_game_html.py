@@ -1,11 +1,12 @@
-"""The new-game form's fields as HTML: what the field templates write, written in Python (issue 40).
+"""The new-game page's own HTML, written in Python: the form's fields and the recent games (issue 40).
 
 The page included templates/scoring/_field.html (or a radio row) once per field and rendered 26 widgets
-through Django's form machinery: ~7 ms a request, nearly all of it the same every time. Here the parts of a
-field that depend only on the code and the language (its label, help text, attributes and choices) are
-written once per language per process, and each request fills in its own values and errors. The HTML is
-character for character what _field.html and the radio rows' template wrote (tests/test_new_game_html.py
-renders both).
+through Django's form machinery, and each recent game through two blocktranslates, two URLs and a CSRF
+tag: ~7 ms a request, nearly all of it the same every time. Here the parts of a field that depend only on
+the code and the language (its label, help text, attributes and choices) are written once per language
+per process, and each request fills in its own values and errors; the page's words around them are
+rendered once per language by the template ({% once_per_language %}). The HTML is character for
+character what the templates wrote (tests/test_new_game_html.py renders both).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 from django import forms
+from django.urls import reverse
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
 from django.utils.translation import trans_real
 
 from ginleague.forms import attrs_html
@@ -195,3 +198,30 @@ def new_game_fields(form: NewGameForm) -> dict[str, SafeString | bool]:
 def player_options(names: list[str]) -> SafeString:
     """The datalist of player names the name boxes offer."""
     return _safe("".join(f'<option value="{escape(name)}">' for name in names))
+
+
+def recent_items(recent: list[dict], *, csrf_token: str) -> SafeString:
+    """The "Play again" list: each recent sitting (``pk``, its two ``sides``' names, its ``preset_label`` and
+    ``overrides`` in words) a button that plays it again at once and a link to change its rules first."""
+    token = conditional_escape(csrf_token)
+    change = conditional_escape(_("change…"))
+    new_game = reverse("game_new")
+    items = []
+    for item in recent:
+        one, two = item["sides"]
+        sides = {"one": conditional_escape(one), "two": conditional_escape(two)}
+        rules = conditional_escape(item["preset_label"]) + "".join(
+            f" · {conditional_escape(label)}: {conditional_escape(value)}" for label, value in item["overrides"]
+        )
+        items.append(
+            "\n    <li>\n"
+            f'      <form method="post" action="{reverse("play_again", args=[item["pk"]])}">'
+            f'<input type="hidden" name="csrfmiddlewaretoken" value="{token}">\n'
+            f'        <button type="submit" class="chip">{_("%(one)s v %(two)s") % sides}\n'
+            f"          <small>{rules}</small></button>\n"
+            "      </form>\n"
+            f'      <a class="tweak" href="{new_game}?from={item["pk"]}" '
+            f'aria-label="{_("Change the rules for %(one)s v %(two)s") % sides}">{change}</a>\n'
+            "    </li>\n  "
+        )
+    return _safe("".join(items))

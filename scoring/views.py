@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -49,7 +50,7 @@ from scoring.forms import (
 )
 from scoring.merge import player_merge as player_merge_service
 from scoring.models import Game, Hand
-from scoring.new_game_html import new_game_fields, player_options
+from scoring.new_game_html import new_game_fields, player_options, recent_items
 from scoring.permissions import (
     CALL_TIME_REFUSAL,
     can_call_time,
@@ -981,19 +982,23 @@ def _rules_summary(rules) -> dict:
 def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
     names = list(Player.objects.order_by("name").values_list("name", flat=True)[:300])
     rules = form.cleaned_data.get("rules") if form.is_bound and hasattr(form, "cleaned_data") else None
+    # The page's every form and base.html's htmx headers share one token, as the context processor's would.
+    csrf_token = get_token(request)
+    recent_words = [
+        {
+            "pk": game.pk,
+            "sides": _sides_named(game),
+            "preset_label": preset_label(game.preset),
+            "overrides": game.rule_set.describe_overrides(),
+        }
+        for game in recent
+    ]
     return {
         "form": form,
+        "csrf_token": csrf_token,
         "fields": new_game_fields(form),
         "player_options": player_options(names),
-        "recent": [
-            {
-                "game": game,
-                "overrides": game.rule_set.describe_overrides(),
-                "preset_label": preset_label(game.preset),
-                "sides": _sides_named(game),
-            }
-            for game in recent
-        ],
+        "recent_items": recent_items(recent_words, csrf_token=csrf_token),
         **_rules_summary(rules),
     }
 

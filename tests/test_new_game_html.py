@@ -1,9 +1,9 @@
-"""The new-game form, written in Python (scoring/new_game_html.py), reads character for character as the
-template engine wrote it: the form's part of templates/scoring/game_new.html as it was before (issue 40),
-which included scoring/_field.html and _choices.html for each field, kept here as the reference and
-rendered with the page's own form. Blank, repeating the last game, from a partnership game, refused with
-errors (typed text echoed back escaped), checked, in English and German. (scoring/_choices.html, gone since,
-is tests/test_form_fields.py's CHOICES.)"""
+"""The new-game page's content, written in Python (scoring/new_game_html.py: the form's fields and the recent
+games), reads character for character as the template engine wrote it: templates/scoring/game_new.html's
+content as it was before issue 40, which included scoring/_field.html and _choices.html for each field, is
+kept here as the reference and rendered with the page's own form. Blank, repeating the last game, from a
+partnership game, refused with errors (typed text echoed back escaped), checked, in English and German.
+(scoring/_choices.html, gone since, is tests/test_form_fields.py's CHOICES.)"""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from django.template import engines
 from django.urls import reverse
 
 from players.models import Player
-from scoring.views import _rules_summary
+from scoring.engine.rules import preset_label
+from scoring.views import _recent_games, _rules_summary, _sides_named
 from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.test_form_fields import CHOICES
 
@@ -23,7 +24,24 @@ pytestmark = pytest.mark.django_db
 
 # templates/scoring/game_new.html's form before issue 40 (the form's own overrides_open and override_fields
 # are given by the test, as the form said them; `choices` is scoring/_choices.html as it was).
-REFERENCE = """<form class="new-game" method="post" action="{% url 'game_new' %}">
+REFERENCE = """<h1>{% translate "New game" %}</h1>
+{% if recent %}
+<section class="recent" aria-label="{% translate 'Play again with recent opponents' %}">
+  <h2>{% translate "Play again" %}</h2>
+  <ul class="recent-list">
+  {% for item in recent %}
+    <li>
+      <form method="post" action="{% url 'play_again' item.game.pk %}">{% csrf_token %}
+        <button type="submit" class="chip">{% blocktranslate with one=item.sides.0 two=item.sides.1 %}{{ one }} v {{ two }}{% endblocktranslate %}
+          <small>{{ item.preset_label }}{% for label, value in item.overrides %} · {{ label }}: {{ value }}{% endfor %}</small></button>
+      </form>
+      <a class="tweak" href="{% url 'game_new' %}?from={{ item.game.pk }}" aria-label="{% blocktranslate with one=item.sides.0 two=item.sides.1 %}Change the rules for {{ one }} v {{ two }}{% endblocktranslate %}">{% translate "change…" %}</a>
+    </li>
+  {% endfor %}
+  </ul>
+</section>
+{% endif %}
+<form class="new-game" method="post" action="{% url 'game_new' %}">
   {% csrf_token %}
   {% for error in form.non_field_errors %}<p class="error" role="alert">{{ error }}</p>{% endfor %}
   <datalist id="player-names">{% for name in player_names %}<option value="{{ name }}">{% endfor %}</datalist>
@@ -74,12 +92,13 @@ REFERENCE = """<form class="new-game" method="post" action="{% url 'game_new' %}
 
 
 def the_form(page) -> str:
+    """The page from its heading to the end of its form: the recent games and the form."""
     html = page.content.decode()
-    start = html.index('<form class="new-game"')
-    return html[start : html.index("</form>", start) + len("</form>")]
+    start = html.index("<h1>")
+    return html[start : html.index("</form>", html.index('<form class="new-game"')) + len("</form>")]
 
 
-def as_the_templates_wrote_it(page) -> str:
+def as_the_templates_wrote_it(page, user) -> str:
     """The reference rendered with the page's own form: each field its own copy, who deals first offered by
     the names typed (as the form's fields were before they were shared)."""
     form = page.context["form"]
@@ -87,10 +106,19 @@ def as_the_templates_wrote_it(page) -> str:
     form.fields["first_dealer"].choices = form.dealer_choices()
     form._bound_fields_cache = {}
     overrides = [form[name] for name in form.fields if name.startswith("rule_")]
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', the_form(page)).group(1)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
     rules = form.cleaned_data.get("rules") if form.is_bound else None
     context = {
         "form": form,
+        "recent": [
+            {
+                "game": game,
+                "overrides": game.rule_set.describe_overrides(),
+                "preset_label": preset_label(game.preset),
+                "sides": _sides_named(game),
+            }
+            for game in _recent_games(user)
+        ],
         "choices": engines["django"].from_string(CHOICES),
         "csrf_token": token,
         "player_names": list(Player.objects.order_by("name").values_list("name", flat=True)[:300]),
@@ -116,6 +144,7 @@ def test_the_form_is_what_the_field_templates_wrote(scorer, language):
     ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="O'Brien & <b>Bob</b>")
     cat, dan = PlayerFactory(name="Cat"), PlayerFactory(name='Dan "the hand"')
     pages = {"blank": client.get(new, **headers)}
+    references = {"blank": as_the_templates_wrote_it(pages["blank"], user)}  # before there are recent games
     partnership = services_partnership_game(user, ann, bob, cat, dan)
     make_game(player_one=ann, player_two=bob, created_by=user, rules={"preset": "hollywood"})
     house = {"preset": "standard", "target": 250, "big_gin_bonus": None, "shutout_mode": "double_total",
@@ -140,7 +169,7 @@ def test_the_form_is_what_the_field_templates_wrote(scorer, language):
         pages[state] = client.post(new, data, **headers)
     assert [page.status_code for page in pages.values()] == [200, 200, 200, 422, 200, 422, 422, 422]
     for state, page in pages.items():
-        assert the_form(page) == as_the_templates_wrote_it(page), state
+        assert the_form(page) == references.get(state, as_the_templates_wrote_it(page, user)), state
     # The states above show what they are about.
     assert 'value="&lt;b&gt;&quot;Ann&quot; &amp; co&lt;/b&gt;"' in the_form(pages["refused, typed text echoed"])
     assert '<details class="overrides" open>' in the_form(pages["the last game's rules"])
@@ -149,6 +178,9 @@ def test_the_form_is_what_the_field_templates_wrote(scorer, language):
     assert "<span>O&#x27;Brien &amp; &lt;b&gt;Bob&lt;/b&gt;</span>" in the_form(pages["from a partnership game"])
     assert 'aria-invalid="true"' in the_form(pages["overrides refused"])
     assert 'id="id_hollywood" checked>' in the_form(pages["two players, a third named, Hollywood ticked"])
+    assert 'class="chip">O&#x27;Brien &amp; &lt;b&gt;Bob&lt;/b&gt; ' in the_form(pages["checked"])  # the last game
+    assert " · " in the_form(pages["checked"])  # its house rules named
+    assert "<h2>" not in the_form(pages["blank"])  # no recent games yet
 
 
 def services_partnership_game(user, *players):
