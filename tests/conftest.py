@@ -18,12 +18,45 @@ def load_vector(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+# How long each test's body took in the last run that ran it, kept in pytest's cache (its setup is left out:
+# the first test on a worker also waits for the session's database and browser).
+DURATIONS = "ginleague/durations"
+# Tests shorter than this keep pytest-randomly's shuffled order among themselves.
+LONG_TEST_SECONDS = 2.0
+
+
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items):
-    """The browser tests and the slow ones first (in pytest-randomly's shuffled order), then the rest:
-    the two workers share the long tests early and finish together on the short ones, instead of one
-    worker starting a 30-second test when the other has nothing left to run."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None)
+def pytest_collection_modifyitems(config, items):
+    """The browser tests and the slow ones first, then the rest, each group's long tests longest first (by the
+    last run's times), the others in pytest-randomly's shuffled order: the workers share the long tests
+    early and finish together on the short ones, instead of one worker starting a 40-second test when
+    the others have nothing left to run. Every xdist worker sorts alike (the times are read from one file)."""
+    cache = getattr(config, "cache", None)
+    durations = cache.get(DURATIONS, {}) if cache else {}
+
+    def order(item):
+        seconds = durations.get(item.nodeid, 0.0)
+        quick = item.get_closest_marker("browser") is None and item.get_closest_marker("slow") is None
+        return quick, -seconds if seconds >= LONG_TEST_SECONDS else 0.0
+
+    items.sort(key=order)
+
+
+def pytest_runtest_logreport(report):
+    """Each test's time (on xdist's controller: the workers' reports come to it)."""
+    if report.when == "call":
+        _durations_this_run[report.nodeid] = report.duration
+
+
+_durations_this_run: dict[str, float] = {}
+
+
+def pytest_sessionfinish(session):
+    """The times of this run's tests replace the kept ones (the controller writes them, not each worker)."""
+    cache = getattr(session.config, "cache", None)
+    if cache is None or hasattr(session.config, "workerinput") or not _durations_this_run:
+        return
+    cache.set(DURATIONS, {**cache.get(DURATIONS, {}), **_durations_this_run})
 
 
 def _rows_rolled_back_after(django_db_blocker):
