@@ -11,16 +11,21 @@ is a third of the size), under names the pages and the service worker both know.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gzip
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from email.message import Message
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -54,40 +59,90 @@ print(json.dumps({"club": club.slug, "season": season.pk, "game": game.pk}))
 """
 
 
-@pytest.fixture(scope="module")
-def make_run(tmp_path_factory):
+@pytest.fixture(scope="session")
+def make_run(tmp_path_factory, worker_id):
     """`make run` on a free port with a fresh SQLite database; yields (base url, environment).
 
-    One server for the module: starting it (migrating, collecting the static files) is the slow part.
-    Its static files are collected into a folder of its own, not the checkout's staticfiles/."""
-    tmp_path = tmp_path_factory.mktemp("make-run")
+    One server for the whole run: starting it (migrating, collecting the static files) is the slow part,
+    and each xdist worker that ran one of this module's tests used to start its own. The first worker to
+    need it starts it and writes where it is in the run's shared temporary folder; a worker that needs it
+    later uses that one (each test seeds rows of its own names). Each worker checks the server's output
+    for tracebacks and 500s when its session ends, and the last worker using it stops it. Its static files
+    are collected into a folder of its own, not the checkout's staticfiles/."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if worker_id != "master" else base  # xdist: each worker's folder is in the run's
+    record = shared / "make-run.json"
+    with _locked(shared / "make-run.lock"):
+        # A fresh folder for each server started: a second one (the first stopped when no worker was using
+        # it) must not find the first one's seeded database.
+        server = json.loads(record.read_text()) if record.exists() else _make_run_started(shared)
+        server["users"] = server.get("users", 0) + 1
+        record.write_text(json.dumps(server))
+    try:
+        yield server["url"], server["env"]
+    finally:
+        with _locked(shared / "make-run.lock"):
+            server = json.loads(record.read_text())
+            server["users"] -= 1
+            if server["users"]:
+                record.write_text(json.dumps(server))
+            else:
+                record.unlink()
+                _make_run_stopped(server)
+        output = Path(server["log"]).read_text()
+        assert "Traceback" not in output, output
+        assert " 500 " not in output, output
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _make_run_started(shared: Path) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix="make-run-", dir=shared))
     port = free_port()
     env = {key: value for key, value in os.environ.items() if key not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "MAKEFLAGS")}
-    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
-    env["STATIC_ROOT"] = str(tmp_path / "static")
-    log = (tmp_path / "server.log").open("w")
-    server = subprocess.Popen(
-        ["make", "--no-print-directory", "-o", ".venv/.installed", "run", "HOST=127.0.0.1", f"PORT={port}"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # make, its shell and uvicorn: one process group to stop
-    )
+    env["DATABASE_URL"] = f"sqlite:///{folder / 'db.sqlite3'}"
+    env["STATIC_ROOT"] = str(folder / "static")
+    log = folder / "server.log"
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            ["make", "--no-print-directory", "-o", ".venv/.installed", "run", "HOST=127.0.0.1", f"PORT={port}"],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # make, its shell and uvicorn: one process group to stop, from any worker
+        )
     try:
         wait_for_port(port, seconds=120, process=server)  # migrating a fresh database comes first
-        yield f"http://127.0.0.1:{port}", env
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
+    except BaseException:
+        _make_run_stopped({"port": port, "group": server.pid})
+        raise
+    return {"url": f"http://127.0.0.1:{port}", "env": env, "port": port, "group": server.pid, "log": str(log)}
+
+
+def _make_run_stopped(server: dict) -> None:
+    """The server's process group stopped, by whichever worker (the one that started it may be gone, so it
+    is not waited for: its port closing is the sign)."""
+    for sig, seconds in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
         try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        log.close()
-    output = (tmp_path / "server.log").read_text()
-    assert "Traceback" not in output, output
-    assert " 500 " not in output, output
+            os.killpg(server["group"], sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", server["port"]), timeout=0.2).close()
+            except OSError:
+                return
+            time.sleep(0.1)
 
 
 def fetch(url: str, **headers) -> tuple[int, Message, bytes]:
