@@ -75,7 +75,8 @@ def once[Answer](
 ) -> Answer:
     """Run ``perform`` once per (user, key); a repeat gets ``replay(stored row)``.
 
-    ``keep`` turns an answer into the (status, JSON body) stored for replays, a body with no NUL
+    ``keep`` turns an answer into the (status, JSON body) stored for replays (the body, or its JSON text as a
+    ``writes.JSONText``), a body with no NUL
     character in it (``storable`` replaces them; a caller that knows there is none skips the walk); ``on_error``
     turns a refusal raised by ``perform`` into its answer (stored and replayed too).
     ``replay`` compares ``stored.request_hash`` with ``fingerprint`` itself.

@@ -17,8 +17,15 @@ import functools
 from collections.abc import Sequence
 
 from django.db import connections, router
-from django.db.models import Field, Model
+from django.db.models import Field, JSONField, Model
 from django.db.models.constants import OnConflict
+
+
+class JSONText(str):
+    """A JSON column's value already written as JSON text (no NUL in it: PostgreSQL's jsonb cannot hold one):
+    sent as it is, not encoded again (the database reads it as JSON)."""
+
+    __slots__ = ()
 
 
 def insert[Row: Model](row: Row) -> Row:
@@ -44,6 +51,9 @@ def upsert[Row: Model](
             raise ValueError(f"{model.__name__} {row.pk}: an insert writes new rows (their ids are the database's)")
         for field in fields:
             value = field.pre_save(row, True)
+            if type(value) is JSONText and isinstance(field, JSONField):
+                params.append(str(value))
+                continue
             if hasattr(value, "resolve_expression"):
                 raise TypeError(f"{model.__name__}.{field.name}: a prepared insert takes values, not expressions")
             params.append(field.get_db_prep_save(value, connection))

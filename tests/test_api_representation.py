@@ -78,3 +78,29 @@ def test_times_are_written_in_the_sites_time_zone_as_drf_writes_them(settings):
         assert direct == drf_rendering(s.GameDetailSerializer, game)
     assert direct["finished_at"] == "2026-07-01T14:00:00.000500+02:00"
     assert direct["hands"][0]["created_at"] == drf_rendering(s.HandSerializer, game.hands.get())["created_at"]
+
+
+def test_a_hand_posts_answer_is_written_once_as_drf_writes_it_and_replayed_the_same(settings):
+    """The hand POST's answer is rendered once (scoring/api/rendering.py) for the response and the
+    Idempotency-Key's store: the bytes DRF's JSONRenderer writes, text a script cannot misread included
+    (a name with a line separator, which JSON for JavaScript escapes), indented when asked, and the replay
+    of the stored answer says the same (PostgreSQL's jsonb keeps the keys in an order of its own)."""
+    from rest_framework.renderers import JSONRenderer
+    from rest_framework.test import APIClient
+
+    from players.models import Player
+
+    user = UserFactory()
+    ann = Player.objects.create(name="Zoë\u2028Ann", user=user)
+    game = make_game(player_one=ann, created_by=user)
+    client = APIClient()
+    client.force_authenticate(user)
+    url, hand = f"/api/games/{game.pk}/hands/", {"ending": "gin", "by": ann.pk, "defender_deadwood": 9}
+    first = client.post(url, hand, format="json", HTTP_IDEMPOTENCY_KEY="once")
+    assert first.status_code == 201
+    assert first.content == JSONRenderer().render(first.json())
+    assert b"\\u2028" in first.content and "Zoë".encode() in first.content
+    again = client.post(url, hand, format="json", HTTP_IDEMPOTENCY_KEY="once")
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json() == first.json()  # jsonb orders keys
+    indented = client.post(url, {**hand, "number": 2}, format="json", HTTP_ACCEPT="application/json; indent=2")
+    assert indented.status_code == 201 and indented.content.startswith(b'{\n  "hand": {\n')

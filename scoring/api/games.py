@@ -50,6 +50,7 @@ from scoring.api.filters import GameFilter, PlayerFilter
 from scoring.api.idempotency import HEADER, idempotent, key_problem
 from scoring.api.json_text import find_nul
 from scoring.api.permissions import CanEditGame, SignedInSession, visible_game_q
+from scoring.api.rendering import RENDERERS, Rendered
 from scoring.api.throttles import TokenThrottle, UserThrottle
 from scoring.engine.record import RecordError, parse_record
 from scoring.league import services as league
@@ -408,6 +409,7 @@ class _HandViewBase(APIView):
 
 class HandListView(_HandViewBase):
     pagination_class = Pages
+    renderer_classes = RENDERERS
 
     @extend_schema(
         operation_id="games_hands_list",
@@ -481,7 +483,8 @@ class HandListView(_HandViewBase):
                     )
             except Game.DoesNotExist:
                 raise Http404(NO_GAME) from None
-            body = {"hand": s.HandSerializer(hand).data, "game": game_data(hand.game, request)}
+            # Written as JSON once, for the response and the Idempotency-Key's store alike (RENDERERS).
+            body = Rendered({"hand": s.HandSerializer(hand).data, "game": game_data(hand.game, request)})
             return Response(body, status=status.HTTP_201_CREATED)
 
         return idempotent(request, perform, self.handle_exception)

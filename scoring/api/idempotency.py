@@ -17,8 +17,10 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from scoring import idempotency
+from scoring.api.rendering import Rendered
 from scoring.idempotency import MAX_KEY_LENGTH
 from scoring.models import IdempotentRequest
+from scoring.writes import JSONText
 
 HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replayed"
@@ -48,13 +50,16 @@ def _replay(stored: IdempotentRequest, request_hash: str) -> Response:
     return response
 
 
-def _kept(response: Response) -> tuple[int, dict]:
+def _kept(response: Response) -> tuple[int, dict | JSONText]:
+    """The answer as stored for a replay: its JSON as the response sends it (a ``Rendered`` body's, written once)."""
     if response.data is None:
         return response.status_code, {}
-    rendered = JSONRenderer().render(response.data)
+    data = response.data
+    rendered = data.json if type(data) is Rendered else JSONRenderer().render(data)
     # JSON writes a NUL as \u0000: only an answer that holds one needs the store's walk through it.
-    body = json.loads(rendered)
-    return response.status_code, (idempotency.storable(body) if b"\\u0000" in rendered else body)
+    if b"\\u0000" in rendered:
+        return response.status_code, idempotency.storable(json.loads(rendered))
+    return response.status_code, JSONText(rendered.decode())
 
 
 def idempotent(request, perform: Callable[[], Response], on_error: Callable[[Exception], Response]) -> Response:
