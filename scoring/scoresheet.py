@@ -6,8 +6,10 @@ Presentation only: every number comes from ``scoring.engine.score`` (via
 
 from __future__ import annotations
 
+import html
 import json
 
+from django.conf import settings
 from django.urls import reverse
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import mark_safe
@@ -195,7 +197,7 @@ def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editabl
             cards_summary = cards_summary or escape(_("Cards"))
             cards = conditional_escape(hand_cards_html(hand, *players))
             what = f'{what}<details class="cards-of-hand"><summary>{cards_summary}</summary>{cards}</details>'
-        meta_text = escape(joiner.join(meta))  # the plain words and names, escaped together
+        meta_text = html.escape(joiner.join(meta))  # the plain words and names, escaped together (as escape() does)
         if result.result == "dead":  # only a dead hand scores nothing to show; a win worth 0 shows its 0
             points = ""
         else:
@@ -261,10 +263,21 @@ def sheet_boards(game: Game, session: SessionResult) -> list[dict]:
 # the page's HTML (tests/test_sheet_rows.py).
 
 
+def _shown_figure(value) -> str:
+    """``{{ value }}`` of a figure or a name: a whole number and a plain string written at once (the number as Django
+    localizes one without a thousands separator, the string escaped), anything else as ``{{ }}`` shows it."""
+    kind = type(value)
+    if kind is int and not settings.USE_THOUSAND_SEPARATOR:
+        return str(value)
+    if kind is str:
+        return html.escape(value)
+    return _shown(value)
+
+
 def _blocktranslated(words, **values) -> str:
     """``{% blocktranslate %}`` of ``words`` (a gettext call, so that a translation that does not fit its values falls
     back to English, as the tag does), with ``values`` shown as ``{{ }}`` shows them."""
-    shown = {name: _shown(value) for name, value in values.items()}
+    shown = {name: _shown_figure(value) for name, value in values.items()}
     try:
         return words() % shown
     except (KeyError, ValueError):
@@ -299,8 +312,8 @@ def boards_html(boards: list[dict], *, hollywood: bool) -> str:
             )
             parts.append(
                 '\n      <div class="line">\n'
-                f'        <span class="who">{_shown(player["name"])}</span>\n'
-                f'        <span class="pts">{_shown(figure)}</span>\n'
+                f'        <span class="who">{_shown_figure(player["name"])}</span>\n'
+                f'        <span class="pts">{_shown_figure(figure)}</span>\n'
                 f'        <span class="sub">{sub} · {box_words}</span>\n'
                 "      </div>\n      "
             )
@@ -318,7 +331,7 @@ def boards_html(boards: list[dict], *, hollywood: bool) -> str:
 def results_html(boards: list[dict], players, *, hollywood: bool) -> str:
     """Each closed game's result: how its final score adds up (the bonus breakdown), its final score and margin."""
     parts = []
-    heads = "".join(f'<th scope="col">{_shown(player.name)}</th>' for player in players)
+    heads = "".join(f'<th scope="col">{_shown_figure(player.name)}</th>' for player in players)
     part_words, final_words, margin_words = (
         escape(_("Part of the score")),
         escape(_("Final score")),
@@ -334,12 +347,12 @@ def results_html(boards: list[dict], players, *, hollywood: bool) -> str:
         else:
             label, caption = escape(_("Result")), escape(_("how the final score adds up"))
         lines = "".join(
-            f'<tr><th scope="row">{_shown(line["label"])}</th>'
-            + "".join(f'<td class="num">{_shown(amount)}</td>' for amount in line["amounts"])
+            f'<tr><th scope="row">{_shown_figure(line["label"])}</th>'
+            + "".join(f'<td class="num">{_shown_figure(amount)}</td>' for amount in line["amounts"])
             + "</tr>"
             for line in board["breakdown"]
         )
-        finals = "".join(f'<td class="num">{_shown(player["final"])}</td>' for player in board["players"])
+        finals = "".join(f'<td class="num">{_shown_figure(player["final"])}</td>' for player in board["players"])
         parts.append(
             f'\n  <section class="game-over" aria-label="{label}">\n'
             '    <table class="breakdown">\n'
@@ -349,7 +362,7 @@ def results_html(boards: list[dict], players, *, hollywood: bool) -> str:
             "      <tfoot>\n"
             f'        <tr class="final"><th scope="row">{final_words}</th>{finals}</tr>\n'
             f'        <tr><th scope="row">{margin_words}</th>'
-            f'<td class="num" colspan="2">{_shown(board["margin"])}</td></tr>\n'
+            f'<td class="num" colspan="2">{_shown_figure(board["margin"])}</td></tr>\n'
             "      </tfoot>\n    </table>\n  </section>\n  "
         )
     return mark_safe("".join(parts))  # noqa: S308 - every text was escaped above
@@ -359,7 +372,7 @@ def run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
     """The hands table's running-total column heads: one per game (Hollywood), else one per player."""
     if not hollywood:
         return mark_safe(  # noqa: S308 - the names are escaped
-            "".join(f'<th scope="col" class="num run">{_shown(player.name)}</th>' for player in players)
+            "".join(f'<th scope="col" class="num run">{_shown_figure(player.name)}</th>' for player in players)
         )
     heads = []
     for board in boards:
@@ -370,7 +383,7 @@ def run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
         else:
             long = _blocktranslated(lambda: _("game %(number)s"), number=number)
         heads.append(
-            f'<th scope="col" class="num run g{_shown(number)}{" closed" if over else ""}">'
+            f'<th scope="col" class="num run g{_shown_figure(number)}{" closed" if over else ""}">'
             f"{short}{' ✓' if over else ''}"
             f'<span class="vh"> ({long})</span></th>'
         )
@@ -385,7 +398,9 @@ def rows_html(rows: list[str]) -> str:
 def rules_html(all_rules: list[tuple[str, str]]) -> str:
     """Every rule of the game (``RuleSet.describe()``) as the items of a description list."""
     return mark_safe(  # noqa: S308 - the words are escaped
-        "".join(f"<div><dt>{_shown(label)}</dt><dd>{_shown(value)}</dd></div>" for label, value in all_rules)
+        "".join(
+            f"<div><dt>{_shown_figure(label)}</dt><dd>{_shown_figure(value)}</dd></div>" for label, value in all_rules
+        )
     )
 
 
