@@ -82,7 +82,7 @@ def database_from_url(url: str) -> dict:
     if parsed.scheme == "sqlite":
         path = unquote(parsed.path)
         name = path[1:] if path.startswith("//") else path or ":memory:"
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": name}
+        return {"ENGINE": "ginleague.sqlite3", "NAME": name}  # Django's, statements converted once (its docstring)
     raise ImproperlyConfigured(f"DATABASE_URL must start with postgres:// or sqlite://, not {url!r}")
 
 
@@ -192,7 +192,7 @@ ASGI_APPLICATION = "ginleague.asgi.application"
 DATABASES = {
     "default": database_from_url(os.environ["DATABASE_URL"])
     if os.environ.get("DATABASE_URL")
-    else {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
+    else {"ENGINE": "ginleague.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # WAL lets a wall screen read while a table writes; IMMEDIATE avoids lock upgrades.
@@ -201,6 +201,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         "timeout": 20,
     }
+    # Tests: the database in memory, Django's own choice for SQLite, said outright: tools that know Django's
+    # SQLite by its ENGINE name (pytest-django, naming each worker's database) do not know ginleague.sqlite3.
+    DATABASES["default"]["TEST"] = {"NAME": ":memory:"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # No SECRET_KEY given: one generated on first start, kept beside the SQLite database
