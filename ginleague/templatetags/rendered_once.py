@@ -77,6 +77,14 @@ class OncePerLanguageNode(template.Node):
         self.nodelist = nodelist
         self.by_viewer = by_viewer
         self.rendered: dict[tuple, tuple[tuple[str, ...], tuple[EachRequestNode, ...]]] = {}
+        self.holes = nodelist.get_nodes_by_type(EachRequestNode)
+
+    def get_nodes_by_type(self, nodetype):
+        """{% extends %} looks for its parent's blocks on every render; a block is only ever in an each_request
+        part (refused elsewhere when parsed), so only those are searched: base.html's walk was 37 us a page."""
+        if nodetype is BlockNode:
+            return [node for hole in self.holes for node in hole.get_nodes_by_type(nodetype)]
+        return super().get_nodes_by_type(nodetype)
 
     def render(self, context):
         key = (
