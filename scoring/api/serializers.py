@@ -3,7 +3,7 @@ engine decide what is allowed, and nothing here computes a score."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from django.conf import settings
 from django.utils import timezone
@@ -76,16 +76,17 @@ class PlayerSerializer(serializers.ModelSerializer):
 _DATETIME = DateTimeField()
 
 
-def _when(value: datetime | None) -> str | None:
-    """A date and time as DRF writes it (ISO 8601 in the current time zone, "Z" for UTC).
+def _when(value: datetime | None, zone: tzinfo) -> str | None:
+    """A date and time as DRF writes it (ISO 8601 in the current time zone ``zone``, "Z" for UTC).
 
     Stored times are aware: converted and written here directly (DRF's field looks up its format and
-    time zone for every value, a few percent of a long game's answer); anything else goes to DRF."""
+    time zone for every value, a few percent of a long game's answer; the caller looks the zone up once
+    an answer, a thread-local read that was half of writing each time); anything else goes to DRF."""
     if value is None:
         return None
     if value.tzinfo is None or not settings.USE_TZ:
         return _DATETIME.to_representation(value)
-    text = value.astimezone(timezone.get_current_timezone()).isoformat()
+    text = value.astimezone(zone).isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
@@ -164,21 +165,26 @@ class HandSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def to_representation(self, hand: Hand) -> dict:
-        return {
-            "id": hand.pk,
-            "number": hand.number,
-            "board": hand.board,
-            **hand_facts_data(hand),
-            "dealer": hand.dealer_id,
-            "result": hand.result,
-            "winner": hand.winner_id,
-            "points": hand.points,
-            "boxes": hand.boxes,
-            "doubled": hand.doubled,
-            "scored_in": [int(number) for number in hand.scored_in],
-            "created_at": _when(hand.created_at),
-            "updated_at": _when(hand.updated_at),
-        }
+        return _hand_data(hand, timezone.get_current_timezone())
+
+
+def _hand_data(hand: Hand, zone: tzinfo) -> dict:
+    """A stored hand as HandSerializer writes it, its times in ``zone``."""
+    return {
+        "id": hand.pk,
+        "number": hand.number,
+        "board": hand.board,
+        **hand_facts_data(hand),
+        "dealer": hand.dealer_id,
+        "result": hand.result,
+        "winner": hand.winner_id,
+        "points": hand.points,
+        "boxes": hand.boxes,
+        "doubled": hand.doubled,
+        "scored_in": [int(number) for number in hand.scored_in],
+        "created_at": _when(hand.created_at, zone),
+        "updated_at": _when(hand.updated_at, zone),
+    }
 
 
 class DealSerializer(serializers.ModelSerializer):
@@ -286,6 +292,9 @@ class GameSerializer(serializers.ModelSerializer):
         return can_edit_game(getattr(request, "user", None), game)
 
     def to_representation(self, game: Game) -> dict:
+        return self._game_data(game, timezone.get_current_timezone())
+
+    def _game_data(self, game: Game, zone: tzinfo) -> dict:
         score = GameScoreSerializer()
         return {
             "id": game.pk,
@@ -299,7 +308,7 @@ class GameSerializer(serializers.ModelSerializer):
             "preset": game.preset,
             "rules": game.rules,
             "over": game.over,
-            "finished_at": _when(game.finished_at),
+            "finished_at": _when(game.finished_at, zone),
             "winner": _player_ref(game.winner),
             "margin": game.margin,
             "next_dealer": _player_ref(game.next_dealer),
@@ -310,9 +319,9 @@ class GameSerializer(serializers.ModelSerializer):
             "season": game.season_id,
             "fixture": game.fixture_id,
             "league_status": game.league_status,
-            "confirmed_at": _when(game.confirmed_at),
-            "created_at": _when(game.created_at),
-            "updated_at": _when(game.updated_at),
+            "confirmed_at": _when(game.confirmed_at, zone),
+            "created_at": _when(game.created_at, zone),
+            "updated_at": _when(game.updated_at, zone),
         }
 
 
@@ -330,10 +339,10 @@ class GameDetailSerializer(GameSerializer):
         read_only_fields = fields
 
     def to_representation(self, game: Game) -> dict:
-        hand = HandSerializer()
+        zone = timezone.get_current_timezone()
         return {
-            **super().to_representation(game),
-            "hands": [hand.to_representation(row) for row in game.hands.all()],
+            **self._game_data(game, zone),
+            "hands": [_hand_data(row, zone) for row in game.hands.all()],
             "deals": _deals(game),
         }
 
