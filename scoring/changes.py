@@ -63,33 +63,36 @@ def notify_change(*, game, save: tuple[str, ...] = ()) -> None:
     On SQLite nothing is sent: the polling streams see the versions move.
     """
     connection = connections["default"]
-    fields = [Game._meta.get_field(name) for name in save]
+    fields = _fields(save)
     values = [field.get_db_prep_save(field.pre_save(game, False), connection) for field in fields]
+    # PostgreSQL: the notifications go in the UPDATE's RETURNING, one statement (sent, as ever, at the commit).
+    told = connection.vendor == "postgresql"
+    topics = [] if not told else [GAME_CHANNEL, f"game:{game.pk}"]
+    if told and game.season_id is not None:
+        topics = [CHANNEL, f"season:{game.season_id}", *topics]
     with connection.cursor() as cursor:
-        cursor.execute(_count_change_sql(connection.vendor, tuple(save)), [*values, game.pk])
+        cursor.execute(_count_change_sql(connection.vendor, tuple(save), len(topics) // 2), [*values, game.pk, *topics])
         counted = cursor.fetchone()
         if counted is not None:
             game.change_count = counted[0]
         elif save:  # as save(update_fields=...) says of a row that is gone
             raise DatabaseError("Save with update_fields did not affect any rows.")
-        if connection.vendor != "postgresql":
-            return
-        if game.season_id is None:
-            cursor.execute("SELECT pg_notify(%s, %s)", [GAME_CHANNEL, f"game:{game.pk}"])
-        else:
-            cursor.execute(
-                "SELECT pg_notify(%s, %s), pg_notify(%s, %s)",
-                [CHANNEL, f"season:{game.season_id}", GAME_CHANNEL, f"game:{game.pk}"],
-            )
 
 
 @functools.cache
-def _count_change_sql(vendor: str, save: tuple[str, ...]) -> str:
-    """The UPDATE that counts a change (and writes the ``save`` fields), built once per database kind."""
+def _fields(save: tuple[str, ...]) -> list:
+    return [Game._meta.get_field(name) for name in save]
+
+
+@functools.cache
+def _count_change_sql(vendor: str, save: tuple[str, ...], notifications: int = 0) -> str:
+    """The UPDATE that counts a change (and writes the ``save`` fields, and sends ``notifications``
+    pg_notify calls), built once per database kind."""
     quote = connections["default"].ops.quote_name
     table = quote(Game._meta.db_table)
     written = "".join(f"{quote(Game._meta.get_field(name).column)} = %s, " for name in save)
-    return f"UPDATE {table} SET {written}change_count = change_count + 1 WHERE id = %s RETURNING change_count"  # noqa: S608
+    told = ", pg_notify(%s, %s)" * notifications
+    return f"UPDATE {table} SET {written}change_count = change_count + 1 WHERE id = %s RETURNING change_count{told}"  # noqa: S608
 
 
 def notify_season_change(*, season_id: int) -> None:

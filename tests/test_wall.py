@@ -289,7 +289,10 @@ def test_a_seasons_hand_is_announced_to_its_wall_screens_and_a_friendly_games_to
     friendly = services.game_create(player_one=pat, player_two=quinn, first_dealer=quinn, created_by=cast.owner)
     with psycopg.connect(**live._listener_params()) as listener:
         listener.execute(f"LISTEN {changes.CHANNEL}")
+        listener.execute(f"LISTEN {changes.GAME_CHANNEL}")  # every game's open scoresheets
         for game in (friendly, league_game, friendly):
             services.hand_record(game=game, ending="knock", by=pat, knocker_deadwood=4, defender_deadwood=20)
-        heard = [note.payload for note in listener.notifies(timeout=1.0)]
-    assert heard == [f"season:{season.pk}"]
+        heard = [(note.channel, note.payload) for note in listener.notifies(timeout=1.0)]
+    assert [payload for channel, payload in heard if channel == changes.CHANNEL] == [f"season:{season.pk}"]
+    games = [f"game:{game.pk}" for game in (friendly, league_game, friendly)]
+    assert [payload for channel, payload in heard if channel == changes.GAME_CHANNEL] == games
