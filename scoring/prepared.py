@@ -47,6 +47,7 @@ class _PreparedQuery(Query):
 
     statement: _Statement
     prepared_values: list
+    prepared_rows: list  # what running the statement answered (Prepared.__call__), in Django's chunks
 
     def get_compiler(self, using=None, connection=None, elide_empty=True):
         compiler = super().get_compiler(using, connection, elide_empty)
@@ -54,6 +55,7 @@ class _PreparedQuery(Query):
         compiler.__dict__.update(statement.compiled)
         sql, params = statement.sql, self.prepared_values
         compiler.as_sql = lambda *args, **kwargs: (sql, params)
+        compiler.execute_sql = lambda *args, **kwargs: self.prepared_rows
         converters = statement.converters.get(compiler.connection)
         if converters is None:
             columns = [column[0] for column in compiler.select[: compiler.col_count]]
@@ -139,8 +141,18 @@ class Prepared:
             if not isinstance(value, self.kinds[name]):
                 raise TypeError(f"{name}: {value!r} is not {self.kinds[name].__name__}")
             params[index] = str(value) if as_text else value
+        # Run first: a read that answers no row (most viewers' "Needs you") is an empty list at once, without the
+        # queryset, its compiler and its row makers; the rows of one that does are handed to them.
+        with connections[alias].cursor() as cursor:
+            cursor.execute(statement.sql, params)
+            rows = cursor.fetchall()
+        if not rows:
+            return []
+        if statement.compiled["has_extra_select"]:  # as the compiler's own fetch does
+            rows = [row[: statement.compiled["col_count"]] for row in rows]
         query = copy.copy(statement.query)
         query.prepared_values = params
+        query.prepared_rows = [rows]
         queryset = QuerySet(model=self.model, query=query, using=alias)
         queryset._prefetch_related_lookups = statement.prefetch
         return list(queryset)
