@@ -11,11 +11,11 @@ character what the templates wrote (tests/test_new_game_html.py renders both).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from weakref import WeakKeyDictionary
 
 from django import forms
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -25,6 +25,7 @@ from ginleague.forms import attrs_html
 from scoring.forms import OVERRIDE_RULES, NewGameForm
 
 OVERRIDES = tuple(f"rule_{name}" for name in OVERRIDE_RULES)
+SEATS = ("player_one", "player_two", "player_three", "player_four")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,7 @@ class _Fixed:
     help: str  # escaped, "" without one
     attrs: str  # the widget's own attributes ("required" included), up to where a request's begin
     choices: tuple[tuple[str, str, str], ...]  # (value, value as written, label as written)
+    blank: str = ""  # the whole field with no value and no error (templates/scoring/_field.html's layout)
 
 
 def _written_choices(choices) -> tuple[tuple[str, str, str], ...]:
@@ -49,29 +51,46 @@ def _fixed(name: str, field: forms.Field) -> _Fixed:
     # BoundField.build_widget_attrs: whether the field is required never depends on the value here.
     if widget.use_required_attribute(None) and field.required:
         attrs["required"] = True
-    choices = _written_choices(getattr(field, "choices", ()))
-    return _Fixed(
+    fixed = _Fixed(
         name=name,
         id=f"id_{name}",
         label=conditional_escape(field.label),
         help=conditional_escape(field.help_text) if field.help_text else "",
         attrs=attrs_html(attrs),
-        choices=choices,
+        choices=_written_choices(getattr(field, "choices", ())),
     )
+    if isinstance(widget, forms.RadioSelect | forms.CheckboxInput):
+        return fixed
+    return replace(fixed, blank=_field(fixed, widget, None, []))
 
 
-# What depends only on the code and the language, written once per language per process: one table per
-# translation catalog (a language, or a test's stand-in for one), dropped with its catalog.
-_FIXED: WeakKeyDictionary = WeakKeyDictionary()
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """What the page writes that depends only on the code and the language."""
+
+    fields: dict[str, _Fixed]
+    versus: str  # "%(one)s v %(two)s"
+    change_rules: str  # "Change the rules for %(one)s v %(two)s"
+    change: str  # escaped
 
 
-def _fixed_fields() -> dict[str, _Fixed]:
+# Written once per language per process: one table per translation catalog (a language, or a test's
+# stand-in for one), dropped with its catalog.
+_WORDS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _words() -> _Words:
     catalog = trans_real.catalog()
-    table = _FIXED.get(catalog)
-    if table is None:
-        table = {name: _fixed(name, field) for name, field in NewGameForm().fields.items()}
-        _FIXED[catalog] = table
-    return table
+    words = _WORDS.get(catalog)
+    if words is None:
+        fields = {name: _fixed(name, field) for name, field in NewGameForm().fields.items()}
+        words = _WORDS[catalog] = _Words(
+            fields=fields,
+            versus=_("%(one)s v %(two)s"),
+            change_rules=_("Change the rules for %(one)s v %(two)s"),
+            change=conditional_escape(_("change…")),
+        )
+    return words
 
 
 def _value(form: NewGameForm, name: str):
@@ -81,10 +100,6 @@ def _value(form: NewGameForm, name: str):
     if form.is_bound:
         value = field.bound_data(field.widget.value_from_datadict(form.data, form.files, name), value)
     return field.prepare_value(value)
-
-
-def _errors(form: NewGameForm, name: str) -> list[str]:
-    return [conditional_escape(error) for error in form.errors.get(name, ())]
 
 
 def _error_lines(errors: list[str]) -> str:
@@ -103,10 +118,9 @@ def _request_attrs(fixed: _Fixed, errors: list[str]) -> str:
     )
 
 
-def _widget(form: NewGameForm, fixed: _Fixed, errors: list[str]) -> str:
+def _widget(fixed: _Fixed, widget: forms.Widget, value, errors: list[str]) -> str:
     """The field's input or select, as ginleague.forms.FastWidgets writes it."""
-    widget = form.fields[fixed.name].widget
-    value = widget.format_value(_value(form, fixed.name))
+    value = widget.format_value(value)
     attrs = fixed.attrs + _request_attrs(fixed, errors)
     if isinstance(widget, forms.Select):
         options, found = [], False
@@ -119,30 +133,28 @@ def _widget(form: NewGameForm, fixed: _Fixed, errors: list[str]) -> str:
     return f'<input type="{widget.input_type}" name="{fixed.name}"{shown}{attrs}>'
 
 
-def _field(form: NewGameForm, fixed: _Fixed) -> str:
+def _field(fixed: _Fixed, widget: forms.Widget, value, errors: list[str]) -> str:
     """templates/scoring/_field.html."""
-    errors = _errors(form, fixed.name)
     help_line = f'<small class="help" id="{fixed.id}_helptext">{fixed.help}</small>' if fixed.help else ""
     return (
         f'<div class="field{" has-error" if errors else ""}">\n'
         f'  <label for="{fixed.id}">{fixed.label}</label>\n'
-        f"  {_widget(form, fixed, errors)}\n"
+        f"  {_widget(fixed, widget, value, errors)}\n"
         f"  {help_line}\n"
         f"  {_error_lines(errors)}\n"
         "</div>\n"
     )
 
 
-def _choices(form: NewGameForm, fixed: _Fixed, css: str, choices=None) -> str:
+def _choices(fixed: _Fixed, value, errors: list[str], css: str, *, required: bool, choices=None) -> str:
     """A radio row, as {% picks %} (scoring/templatetags/form_fields.py) writes one, its labels and choices
     written once per language (``choices``: this request's own labels)."""
-    errors = _errors(form, fixed.name)
-    value = str(_value(form, fixed.name))
-    required = " required" if form.fields[fixed.name].required else ""
+    value = str(value)
     written_choices = fixed.choices if choices is None else _written_choices(choices)
+    required_attr = " required" if required else ""
     picks = "".join(
         f'<label class="pick" for="{fixed.id}_{index}"><input type="radio" name="{fixed.name}" value="{written}" '
-        f'id="{fixed.id}_{index}"{required}{" checked" if choice == value else ""}><span>{label}</span></label>'
+        f'id="{fixed.id}_{index}"{required_attr}{" checked" if choice == value else ""}><span>{label}</span></label>'
         for index, (choice, written, label) in enumerate(written_choices)
     )
     return (
@@ -154,11 +166,8 @@ def _choices(form: NewGameForm, fixed: _Fixed, css: str, choices=None) -> str:
     )
 
 
-def _hollywood(form: NewGameForm, fixed: _Fixed) -> str:
-    """The Hollywood box, as templates/scoring/game_new.html lays it out."""
-    errors = _errors(form, fixed.name)
-    widget = form.fields[fixed.name].widget
-    value = _value(form, fixed.name)
+def _hollywood(fixed: _Fixed, widget: forms.CheckboxInput, value, errors: list[str]) -> str:
+    """The Hollywood box, as templates/scoring/game_new.html laid it out."""
     shown = widget.format_value(value)
     box = (
         f'<input type="checkbox" name="{fixed.name}"{"" if shown is None else f' value="{conditional_escape(shown)}"'}'
@@ -180,18 +189,32 @@ def _safe(html: str) -> SafeString:
 def new_game_fields(form: NewGameForm) -> dict[str, SafeString | bool]:
     """The form's fields as the new-game page places them: each seat's box, the pickers, the preset, the
     Hollywood box, the overrides (and whether they open: one is set or refused)."""
-    fixed = _fixed_fields()
-    seats = {
-        name: _safe(_field(form, fixed[name])) for name in ("player_one", "player_two", "player_three", "player_four")
-    }
+    fixed, errors = _words().fields, form.errors
+    values = {name: _value(form, name) for name in form.fields}
+    said = {name: [conditional_escape(error) for error in errors[name]] for name in errors}
+
+    def box(name: str) -> str:
+        value, refused = values[name], said.get(name, [])
+        if value in (None, "") and not refused:
+            return fixed[name].blank
+        return _field(fixed[name], form.fields[name].widget, value, refused)
+
+    def row(name: str, css: str, choices=None) -> str:
+        required = form.fields[name].required
+        return _choices(fixed[name], values[name], said.get(name, []), css, required=required, choices=choices)
+
     return {
-        **seats,
-        "partner_opponents": _safe(_choices(form, fixed["partner_opponents"], "partner-pick")),
-        "first_dealer": _safe(_choices(form, fixed["first_dealer"], "dealer-pick", form.dealer_choices())),
-        "preset": _safe(_field(form, fixed["preset"])),
-        "hollywood": _safe(_hollywood(form, fixed["hollywood"])),
-        "overrides": _safe("".join(_field(form, fixed[name]) for name in OVERRIDES)),
-        "overrides_open": any(_value(form, name) not in (None, "") or name in form.errors for name in OVERRIDES),
+        **{seat: _safe(box(seat)) for seat in SEATS},
+        "partner_opponents": _safe(row("partner_opponents", "partner-pick")),
+        "first_dealer": _safe(row("first_dealer", "dealer-pick", form.dealer_choices())),
+        "preset": _safe(box("preset")),
+        "hollywood": _safe(
+            _hollywood(
+                fixed["hollywood"], form.fields["hollywood"].widget, values["hollywood"], said.get("hollywood", [])
+            )
+        ),
+        "overrides": _safe("".join(box(name) for name in OVERRIDES)),
+        "overrides_open": any(values[name] not in (None, "") or name in errors for name in OVERRIDES),
     }
 
 
@@ -200,12 +223,27 @@ def player_options(names: list[str]) -> SafeString:
     return _safe("".join(f'<option value="{escape(name)}">' for name in names))
 
 
+# Each script prefix's (and URL configuration's) address of a new game and of playing a game again, with a
+# stand-in id cut out where the game's goes: reverse() was most of writing a recent game.
+_ID_STAND_IN = 918_273_645
+_URLS: dict[tuple, tuple[str, tuple[str, str]]] = {}
+
+
+def _urls() -> tuple[str, tuple[str, str]]:
+    key = (get_script_prefix(), get_urlconf())
+    urls = _URLS.get(key)
+    if urls is None:
+        play_again = reverse("play_again", args=[_ID_STAND_IN]).split(str(_ID_STAND_IN))
+        urls = _URLS[key] = (reverse("game_new"), (play_again[0], play_again[1]))
+    return urls
+
+
 def recent_items(recent: list[dict], *, csrf_token: str) -> SafeString:
     """The "Play again" list: each recent sitting (``pk``, its two ``sides``' names, its ``preset_label`` and
     ``overrides`` in words) a button that plays it again at once and a link to change its rules first."""
+    words = _words()
     token = conditional_escape(csrf_token)
-    change = conditional_escape(_("change…"))
-    new_game = reverse("game_new")
+    new_game, (again_before, again_after) = _urls()
     items = []
     for item in recent:
         one, two = item["sides"]
@@ -213,15 +251,16 @@ def recent_items(recent: list[dict], *, csrf_token: str) -> SafeString:
         rules = conditional_escape(item["preset_label"]) + "".join(
             f" · {conditional_escape(label)}: {conditional_escape(value)}" for label, value in item["overrides"]
         )
+        pk = int(item["pk"])
         items.append(
             "\n    <li>\n"
-            f'      <form method="post" action="{reverse("play_again", args=[item["pk"]])}">'
+            f'      <form method="post" action="{again_before}{pk}{again_after}">'
             f'<input type="hidden" name="csrfmiddlewaretoken" value="{token}">\n'
-            f'        <button type="submit" class="chip">{_("%(one)s v %(two)s") % sides}\n'
+            f'        <button type="submit" class="chip">{words.versus % sides}\n'
             f"          <small>{rules}</small></button>\n"
             "      </form>\n"
-            f'      <a class="tweak" href="{new_game}?from={item["pk"]}" '
-            f'aria-label="{_("Change the rules for %(one)s v %(two)s") % sides}">{change}</a>\n'
+            f'      <a class="tweak" href="{new_game}?from={pk}" aria-label="{words.change_rules % sides}">'
+            f"{words.change}</a>\n"
             "    </li>\n  "
         )
     return _safe("".join(items))

@@ -4,8 +4,8 @@ Building a join's queryset (``filter()``, ``Q``, subqueries) and compiling it to
 than running it: "Needs you" spent most of every page's time there (issue 40). A ``Prepared`` read is
 built by its function once per database, with stand-in values for its parameters, compiled once, and
 from then on each call runs the same SQL with the call's values in the stand-ins' places; the rows
-become models (``select_related`` and ``prefetch_related`` included) exactly as the queryset's own
-iteration makes them.
+become models (``select_related`` and ``prefetch_related`` included), or the tuples or values of a
+``values_list()``, exactly as the queryset's own iteration makes them.
 
 Only for reads whose shape never depends on the values (no lists of varying length, no branches on a
 value): the stand-ins must appear among the compiled statement's parameters, or building fails.
@@ -36,6 +36,8 @@ class _Statement:
     compiled: dict  # the compiler's attributes that iteration reads (select, klass_info, ...)
     prefetch: tuple
     composite: bool  # any composite primary key among the columns (the compiler asks on every iteration)
+    iterable: type  # what a row becomes: a model, or a values_list()'s tuple or value
+    fields: tuple | None  # a values_list()'s names
     # Each connection's converters of the columns (dates, decimals, booleans on SQLite): asking every column's
     # field and the backend for them was a third of a prepared read's time. Per connection: the backend's are
     # its own bound methods, and a server thread has its own connection.
@@ -67,7 +69,8 @@ class _PreparedQuery(Query):
 
 class Prepared:
     """``Prepared(build, date=..., user=...)``: ``build(**values)`` returns a queryset; each named value is
-    an int (an id) or a date. Calling the prepared read with real values returns the list of models."""
+    an int (an id) or a date. Calling the prepared read with real values returns the list of models (or of
+    a values_list()'s rows)."""
 
     def __init__(self, model: type, build, **kinds: type):
         self.model = model
@@ -122,6 +125,8 @@ class Prepared:
                 compiled=compiled,
                 prefetch=tuple(queryset._prefetch_related_lookups),
                 composite=compiler.has_composite_fields(columns),
+                iterable=queryset._iterable_class,
+                fields=queryset._fields,
             )
             prepared.statement = statement
             self._statements[alias] = statement
@@ -155,4 +160,5 @@ class Prepared:
         query.prepared_rows = [rows]
         queryset = QuerySet(model=self.model, query=query, using=alias)
         queryset._prefetch_related_lookups = statement.prefetch
+        queryset._iterable_class, queryset._fields = statement.iterable, statement.fields
         return list(queryset)

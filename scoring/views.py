@@ -22,7 +22,6 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ginleague import numbers
-from players.models import Player
 from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
 from scoring import idempotency, services
@@ -83,13 +82,15 @@ from scoring.scoresheet import (
     side_name,
 )
 from scoring.selectors import (
+    Sitting,
     board_players,
     game_for_sheet,
     game_list,
     game_session,
     own_games,
     partnership_sheet,
-    recent_games,
+    player_names,
+    recent_sittings,
     todo_for,
     with_hands,
 )
@@ -955,20 +956,6 @@ def player_merge(request):
 # --- starting games --------------------------------------------------------
 
 
-def _recent_games(user, limit: int = 5) -> list[Game]:
-    """The user's latest sittings, one per pair of players."""
-    games = recent_games(user)
-    seen, recent = set(), []
-    for game in games:
-        pair = frozenset((game.player_one_id, game.player_two_id, game.player_three_id, game.player_four_id))
-        if pair not in seen:
-            seen.add(pair)
-            recent.append(game)
-        if len(recent) == limit:
-            break
-    return recent
-
-
 def _rules_summary(rules) -> dict:
     """The new-game form's "These rules" line: the preset and every rule it changes (Hollywood too),
     as the sheet's rules line says them, then the whole list."""
@@ -979,8 +966,7 @@ def _rules_summary(rules) -> dict:
     }
 
 
-def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
-    names = list(Player.objects.order_by("name").values_list("name", flat=True)[:300])
+def _new_game_context(request, form: NewGameForm, recent: list[Sitting]) -> dict:
     rules = form.cleaned_data.get("rules") if form.is_bound and hasattr(form, "cleaned_data") else None
     # The page's every form and base.html's htmx headers share one token, as the context processor's would.
     csrf_token = get_token(request)
@@ -997,13 +983,13 @@ def _new_game_context(request, form: NewGameForm, recent: list[Game]) -> dict:
         "form": form,
         "csrf_token": csrf_token,
         "fields": new_game_fields(form),
-        "player_options": player_options(names),
+        "player_options": player_options(player_names()),
         "recent_items": recent_items(recent_words, csrf_token=csrf_token),
         **_rules_summary(rules),
     }
 
 
-def _sides_named(game: Game) -> tuple[str, str]:
+def _sides_named(game: Game | Sitting) -> tuple[str, str]:
     """The two sides of a game as its lists name them: two players, or two partnerships ("Ann & Cat")."""
     if game.player_three_id is None:
         return game.player_one.name, game.player_two.name
@@ -1015,7 +1001,7 @@ def _sides_named(game: Game) -> tuple[str, str]:
 def game_new(request):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    recent = _recent_games(request.user)
+    recent = recent_sittings(request.user)
     if request.method == "GET":
         initial = {}
         source = None

@@ -11,12 +11,15 @@ import copy
 import re
 
 import pytest
+from django.db.models import Q
 from django.template import engines
 from django.urls import reverse
 
 from players.models import Player
 from scoring.engine.rules import preset_label
-from scoring.views import _recent_games, _rules_summary, _sides_named
+from scoring.models import Game
+from scoring.permissions import played_by_q
+from scoring.views import _rules_summary, _sides_named
 from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.test_form_fields import CHOICES
 
@@ -98,6 +101,19 @@ def the_form(page) -> str:
     return html[start : html.index("</form>", html.index('<form class="new-game"')) + len("</form>")]
 
 
+def recent_games(user) -> list[Game]:
+    """The page's "play again" games as its view chose them before: of the user's 30 latest games (started or
+    played), the latest of each set of players, five at most."""
+    games = Game.objects.filter(Q(created_by=user) | played_by_q(user)).order_by("-created_at")[:30]
+    seen, recent = set(), []
+    for game in games:
+        players = frozenset((game.player_one_id, game.player_two_id, game.player_three_id, game.player_four_id))
+        if players not in seen and len(recent) < 5:
+            seen.add(players)
+            recent.append(game)
+    return recent
+
+
 def as_the_templates_wrote_it(page, user) -> str:
     """The reference rendered with the page's own form: each field its own copy, who deals first offered by
     the names typed (as the form's fields were before they were shared)."""
@@ -117,7 +133,7 @@ def as_the_templates_wrote_it(page, user) -> str:
                 "preset_label": preset_label(game.preset),
                 "sides": _sides_named(game),
             }
-            for game in _recent_games(user)
+            for game in recent_games(user)
         ],
         "choices": engines["django"].from_string(CHOICES),
         "csrf_token": token,
@@ -191,3 +207,22 @@ def services_partnership_game(user, *players):
         player_one=one, player_two=two, player_three=three, player_four=four, first_dealer=two,
         rules={"preset": "partnership", "partner_opponents": "alternate"}, created_by=user,
     )  # fmt: skip
+
+
+def test_play_again_offers_the_latest_game_of_each_set_of_players_five_at_most():
+    from scoring.selectors import recent_sittings
+
+    user, other = UserFactory(username="scorer"), UserFactory(username="other")
+    me = PlayerFactory(name="Me")
+    me.user = user
+    me.save()
+    names = [PlayerFactory(name=f"Rival {number} <&>") for number in range(7)]
+    rivals = [0, 1, 2, 3, 4, 5, 4, 5]  # the two latest games repeat two earlier sets of players
+    games = [make_game(player_one=names[rival], player_two=names[6], created_by=user) for rival in rivals]
+    played = make_game(player_one=names[0], player_two=me)  # started by no account of theirs
+    make_game(player_one=names[1], player_two=names[2], created_by=other)  # neither started nor played
+    sittings = recent_sittings(user)
+    assert [game.pk for game in sittings] == [game.pk for game in recent_games(user)]
+    assert [game.pk for game in sittings] == [played.pk, games[7].pk, games[6].pk, games[3].pk, games[2].pk]
+    assert (sittings[0].player_one.name, sittings[0].player_two.name) == ("Rival 0 <&>", "Me")
+    assert sittings[1].rule_set.preset == "standard" and sittings[1].player_three is None
