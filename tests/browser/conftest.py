@@ -13,6 +13,7 @@ Use with pytest-django's ``live_server``::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -121,6 +122,14 @@ def _one_request_at_a_time_on_sqlite():
         LiveServerThread.server_class, TransactionTestCase._fixture_teardown = original_server, original_teardown
     else:
         yield None
+
+
+@pytest.fixture
+def alone(_one_request_at_a_time_on_sqlite):
+    """``with alone():`` a write of the test's own is one transaction no request runs beside (on SQLite,
+    where the server serves one request at a time: a request between two of its statements would find
+    the tables it writes locked); nothing on PostgreSQL."""
+    return lambda: _one_request_at_a_time_on_sqlite or contextlib.nullcontext()
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ elsewhere). Served by uvicorn, since the wall's stream needs ASGI (tests/browser
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 import pytest
@@ -111,14 +110,6 @@ def publish(org, wall, number: int, tables: int) -> None:
     expect(org.locator(".messages")).to_contain_text(f"Round {number} is published")
     expect(wall.locator("#wall-round-title")).to_have_text(f"Round {number}")
     expect(wall.locator(".wall-tables li[data-table]")).to_have_count(tables)
-
-
-@pytest.fixture
-def alone(_one_request_at_a_time_on_sqlite):
-    """``with alone():`` a write of the test's own is one transaction no request runs beside (on SQLite,
-    where the server serves one request at a time: a request between two of its statements would find
-    the tables it writes locked); nothing on PostgreSQL."""
-    return lambda: _one_request_at_a_time_on_sqlite or contextlib.nullcontext()
 
 
 def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page, asgi_server, alone):  # noqa: F811
