@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,13 @@ def generated_client(live_server, tmp_path, monkeypatch):
     generator = shutil.which("openapi-python-client", path=str(VENV_BIN)) or shutil.which("openapi-python-client")
     if generator is None:
         pytest.fail("openapi-python-client is a dev dependency: pip install -e '.[dev]'")
+    # The schema as the live server serves it, read here with a generous timeout: the generator's own
+    # --url fetch gives up after 5 s, which a loaded machine's schema generation can take.
+    schema = tmp_path / "schema.yaml"  # YAML's parser reads JSON too
+    with urllib.request.urlopen(f"{live_server.url}/api/schema/", timeout=120) as answer:
+        schema.write_bytes(answer.read())
     result = subprocess.run(
-        [generator, "generate", "--url", f"{live_server.url}/api/schema/", "--output-path",
+        [generator, "generate", "--path", str(schema), "--output-path",
          str(tmp_path / PACKAGE), "--meta", "none"],
         capture_output=True, text=True, timeout=300,
         env={**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"},  # its ruff post-hook
