@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.conf import global_settings
 from django.core.cache import caches
+from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import override_settings
 from django.utils import translation
 
@@ -87,6 +88,21 @@ def module_rows(django_db_setup, django_db_blocker):
     """``class_rows`` for a module's tests (not for a module with transactional tests: they empty the
     tables). A worker builds the rows again after running another module's tests in between."""
     yield from _rows_rolled_back_after(django_db_blocker)
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """The models of the statements the ORM compiles (its compiler's as_sql) during the test; a test
+    clears it once what it measures has been built, then asserts nothing more was compiled."""
+    models = []
+    as_sql = SQLCompiler.as_sql
+
+    def counted(self, *args, **kwargs):
+        models.append(self.query.model)
+        return as_sql(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    return models
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db.models.sql.compiler import SQLCompiler
 from django.test import Client
 from django.urls import reverse
 
@@ -30,17 +29,10 @@ def is_signed_in(client) -> bool:
     return page.status_code == 200
 
 
-def test_the_account_is_read_as_the_orm_reads_it_and_compiled_once(monkeypatch):
+def test_the_account_is_read_as_the_orm_reads_it_and_compiled_once(compiled):
     client, user = signed_in()
     assert is_signed_in(client)
-    compiled = []
-    as_sql = SQLCompiler.as_sql
-
-    def counted(self, *args, **kwargs):
-        compiled.append(self.query.model)
-        return as_sql(self, *args, **kwargs)
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    compiled.clear()
     response = client.get(reverse("account"))
     assert response.status_code == 200 and get_user_model() not in compiled
     read = response.wsgi_request.user

@@ -244,23 +244,14 @@ def test_a_hand_post_scores_the_sitting_once(table, count_scorings, how):
     assert len(count_scorings) == 1
 
 
-def test_a_hand_written_compiles_no_read(table, monkeypatch):
+def test_a_hand_written_compiles_no_read(table, compiled):
     """The write's reads (the locked game, its hands in order) are statements built once per database:
     a club night's every hand paid the ORM's compilation of its hands' SELECT (scoring/prepared.py)."""
-    from django.db.models.sql.compiler import SQLCompiler
-
     from scoring import services
 
     user, game = table
     services.hand_record(game=game.pk, recorded_by=user, by=game.player_one_id, **KNOCK)  # built, if not yet
-    compiled = []
-    as_sql = SQLCompiler.as_sql
-
-    def counted(self, *args, **kwargs):
-        compiled.append(self.query.model)
-        return as_sql(self, *args, **kwargs)
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    compiled.clear()
     hand = services.hand_record(game=game.pk, recorded_by=user, by=game.player_two_id, expected_number=8, **KNOCK)
     assert hand.number == 8 and [h.number for h in hand.game.hands.all()] == list(range(1, 9))
     assert all(h.game is hand.game for h in hand.game.hands.all())

@@ -22,36 +22,22 @@ from tests.league_setup import make_club, play
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def compilations(monkeypatch):
-    """How many statements the ORM compiles (as_sql of a query's compiler) from now on."""
-    count = {"n": 0}
-    as_sql = SQLCompiler.as_sql
-
-    def counted(self, *args, **kwargs):
-        count["n"] += 1
-        return as_sql(self, *args, **kwargs)
-
-    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
-    return count
-
-
-def test_needs_you_compiles_no_sql_once_built(compilations):
+def test_needs_you_compiles_no_sql_once_built(compiled):
     cast = make_club()
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
     season = league.season_create(club=cast.club, name="Spring", players=[pat, quinn], created_by=cast.owner)
     game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.player)
     play(game, pat, recorded_by=cast.player)
     todo_for(cast.owner)  # built (or already built by another test)
-    compilations["n"] = 0
+    compiled.clear()
     rival, player = todo_for(cast.rival), todo_for(cast.player)
-    assert compilations["n"] == 0
+    assert compiled == []
     # One statement, each viewer's own answer: Quinn confirms what Pat recorded; Pat waits.
     assert [g.pk for g in rival.to_confirm] == [game.pk] and rival.count == 1
     assert player.count == 0 and rival.to_confirm[0].season.club.pk == cast.club.pk  # joins loaded
 
 
-def test_needs_you_follows_the_day_it_is_asked_on(compilations):
+def test_needs_you_follows_the_day_it_is_asked_on(compiled):
     cast = make_club()
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
     today = datetime.date.today()
@@ -60,12 +46,12 @@ def test_needs_you_follows_the_day_it_is_asked_on(compilations):
         ends_on=today + datetime.timedelta(days=30), created_by=cast.owner,
     )  # fmt: skip
     todo_for(cast.player)
-    compilations["n"] = 0
+    compiled.clear()
     assert todo_for(cast.player, today=today).due == []  # due in 30 days: not yet
     later = todo_for(cast.player, today=today + datetime.timedelta(days=25))
     assert len(later.due) == 1 and not later.due[0].overdue
     assert todo_for(cast.player, today=today + datetime.timedelta(days=31)).due[0].overdue
-    assert compilations["n"] == 0
+    assert compiled == []
 
 
 def test_a_prepared_read_asks_its_columns_converters_once(monkeypatch):
@@ -92,23 +78,23 @@ def test_a_prepared_read_asks_its_columns_converters_once(monkeypatch):
     assert fixture.season.closed_at is None and fixture.season.club.pk == cast.club.pk
 
 
-def test_the_home_page_list_compiles_nothing(client, compilations):
+def test_the_home_page_list_compiles_nothing(client, compiled):
     cast = make_club()
     mine = make_game(player_one=cast.player_of(cast.player), created_by=cast.player)
     theirs = make_game(player_one=cast.player_of(cast.rival), created_by=cast.rival)
     own_games(cast.owner)
-    compilations["n"] = 0
+    compiled.clear()
     assert [game.pk for game in own_games(cast.player)] == [mine.pk]
     assert [game.pk for game in own_games(cast.rival)] == [theirs.pk]
-    assert compilations["n"] == 0  # the list shows no boards: no scores prefetched (compiled each time)
+    assert compiled == []  # the list shows no boards: no scores prefetched (compiled each time)
     cast.player.set_password("a long pass phrase")
     cast.player.save()
     client.force_login(cast.player)
     client.get(reverse("home"))  # every statement built (or already built by another test in this process)
-    compilations["n"] = 0
+    compiled.clear()
     page = client.get(reverse("home")).content.decode()
     assert reverse("game", args=[mine.pk]) in page and reverse("game", args=[theirs.pk]) not in page
-    assert compilations["n"] == 0  # the account (ginleague/auth.py) and the session (ginleague/sessions.py): built once
+    assert compiled == []  # the account (ginleague/auth.py) and the session (ginleague/sessions.py): built once
 
 
 # --- widgets: written in Python, exactly as Django's templates write them ---------------------------
@@ -216,7 +202,7 @@ def test_written_widgets_edge_cases_are_djangos():
                 ), (widget, value)
 
 
-def test_the_scoresheets_game_and_hands_compile_no_sql_once_built(compilations, django_assert_num_queries):
+def test_the_scoresheets_game_and_hands_compile_no_sql_once_built(compiled, django_assert_num_queries):
     from scoring.models import Game
     from scoring.selectors import game_for_sheet
     from tests.factories import PlayerFactory
@@ -226,13 +212,13 @@ def test_the_scoresheets_game_and_hands_compile_no_sql_once_built(compilations, 
     game = make_game(player_one=ann, player_two=bob, hands=[{**knock, "by": ann}, {**knock, "by": bob}])
     other = make_game(player_one=bob, player_two=ann, hands=[{**knock, "by": ann}])
     game_for_sheet(pk=other.pk)
-    compilations["n"] = 0
+    compiled.clear()
     with django_assert_num_queries(2):
         sheet = game_for_sheet(pk=game.pk)
         hands = list(sheet.hands.all())
         assert [hand.number for hand in hands] == [1, 2] and hands[1].by_id == bob.pk
         assert sheet.player_one.name == "Ann" and all(hand.game is sheet for hand in hands)
-    assert compilations["n"] == 0
+    assert compiled == []
     for missing in (other.pk + 1000, 10**30):  # no such game, and an id past any id column
         with pytest.raises(Game.DoesNotExist):
             game_for_sheet(pk=missing)
