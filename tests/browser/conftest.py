@@ -147,12 +147,18 @@ def browser():
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
-    if report.when == "call" and report.failed:
-        item.stash[FAILED] = True
+    if report.when == "call":
+        item.stash[BODY_DONE] = True
+        if report.failed:
+            item.stash[FAILED] = True
     return report
 
 
 FAILED = pytest.StashKey[bool]()
+BODY_DONE = pytest.StashKey[bool]()  # the test's own steps are over: its fixtures are being torn down
+# A server fixture torn down before the pages (its name after new_page's in a test's arguments) cuts the
+# pages' open live streams: the browser then reports the stream's end, which is the test stopping, not a page.
+CUT_BY_TEARDOWN = re.compile(r"^Failed to load resource: net::ERR_INCOMPLETE_CHUNKED_ENCODING")
 
 
 def _leave_evidence(request, pages, requests_in_flight) -> None:
@@ -199,7 +205,9 @@ def new_page(browser, request):
             "console",
             lambda message: (
                 problems.append(f"console {message.type}: {message.text}")
-                if message.type == "error" and not BENIGN_CONSOLE.match(message.text)
+                if message.type == "error"
+                and not BENIGN_CONSOLE.match(message.text)
+                and not (request.node.stash.get(BODY_DONE, False) and CUT_BY_TEARDOWN.match(message.text))
                 else None
             ),
         )
