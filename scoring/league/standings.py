@@ -407,34 +407,32 @@ def season_wall(
 
 
 def _confirmed_figures(season_id: int):
-    """The season with the figures of its confirmed results and its entrants annotated."""
-    confirmed, entrants = Game.objects.filter(league_status=LeagueStatus.CONFIRMED), Season.players.through.objects
-    return (
-        Season.objects.filter(pk=season_id)
-        .only("pk")
-        .order_by()
-        .annotate(
-            count=changes.per_season(confirmed, n=Count("*")),
-            updated=changes.per_season(confirmed, u=Max("updated_at")),
-            confirmed=changes.per_season(confirmed, c=Max("confirmed_at")),
-            changed=changes.per_season(confirmed, s=Sum("change_count")),
-            player_count=changes.per_season(entrants.all(), n=Count("*")),
-            player_ids=changes.per_season(entrants.all(), s=Sum("player_id")),
-        )
+    """The season's confirmed results' figures: a row (season_id, count, latest update, latest confirmation,
+    sum of changes), or none."""
+    confirmed = Game.objects.filter(season_id=season_id, league_status=LeagueStatus.CONFIRMED)
+    return changes.figures_per_season(
+        confirmed, n=Count("*"), u=Max("updated_at"), c=Max("confirmed_at"), s=Sum("change_count")
     )
 
 
+def _entrant_figures(season_id: int):
+    """The season's entrants' figures: a row (season_id, count, sum of the players' ids), or none."""
+    entrants = Season.players.through.objects.filter(season_id=season_id)
+    return changes.figures_per_season(entrants, n=Count("*"), s=Sum("player_id"))
+
+
 # Asked on every fetch of the season page's standings and the wall's board (the key of their renders):
-# one statement, built once per database.
-_CONFIRMED_FIGURES = Prepared(Season, _confirmed_figures, season_id=int)
+# statements built once per database.
+_CONFIRMED_FIGURES = Prepared(Game, _confirmed_figures, season_id=int)
+_ENTRANT_FIGURES = Prepared(Season.players.through, _entrant_figures, season_id=int)
 
 
 def confirmed_version(season) -> str:
     """Changes whenever a confirmed result of the season changes (or the season's entrants or ranking do)."""
-    found = _CONFIRMED_FIGURES(season_id=season.pk)
-    figures = found[0] if found else Season()
+    results = changes.by_season(_CONFIRMED_FIGURES(season_id=season.pk), changes.NO_GAMES)[season.pk]
+    player_count, player_ids = changes.by_season(_ENTRANT_FIGURES(season_id=season.pk), (0, 0))[season.pk]
     # One player taken off and another put on: the sum of their ids moves.
-    entrants = f"{getattr(figures, 'player_count', 0) or 0}.{getattr(figures, 'player_ids', 0) or 0}"
+    entrants = f"{player_count}.{player_ids or 0}"
     ranking = ",".join(season.ranking or [])
     if season.format == SeasonFormat.SWISS:  # a round published with a bye moves a match point
         byes = (
@@ -443,13 +441,7 @@ def confirmed_version(season) -> str:
             .aggregate(count=Count("bye_id"), ids=Sum("bye_id"))
         )
         ranking += f".byes{byes['count']}.{byes['ids'] or 0}"
-    results = changes.version_text(
-        getattr(figures, "count", 0) or 0,
-        getattr(figures, "updated", None),
-        getattr(figures, "confirmed", None),
-        getattr(figures, "changed", 0),
-    )
-    return f"{results}.{entrants}.{ranking}"
+    return f"{changes.version_text(*results)}.{entrants}.{ranking}"
 
 
 def cached_standings(season, *, confirmed: str | None = None):
