@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -24,7 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from ginleague import numbers
 from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
-from scoring import idempotency, services
+from scoring import idempotency, kept_sheet, services
 from scoring.audit import game_audit_trail, outcome_words
 from scoring.changes import game_version
 from scoring.engine.card_facts import Worked, knock_limit_for, work_out
@@ -189,17 +190,81 @@ def sheet_context(
     all_hands: bool = False,
 ) -> dict:
     """Everything the scoresheet shows, from the stored facts scored by the engine (the latest
-    SHEET_HANDS_SHOWN hands unless ``all_hands``)."""
+    SHEET_HANDS_SHOWN hands unless ``all_hands``). The blank sheet (no form sent back, no preview) comes as its
+    body's HTML (``sheet_html``), kept per game version and viewer's place (scoring/kept_sheet.py)."""
     rules = game.rule_set
     if rules.partnership:
         return partnership_context(request, game, rules, board_form=form, saved=saved)
+    # A league game's season (the sheet says when it closed; the permissions ask whether it has), read once.
+    season_closed = game.season.closed_at if game.season_id is not None else None
+    viewer = _sheet_viewer(request.user, game)
+    if form is not None or preview or not kept_sheet.keeping():
+        return _sheet_body_context(
+            game,
+            rules,
+            viewer,
+            form=form,
+            preview=preview,
+            preview_ok=preview_ok,
+            saved=saved,
+            card_mode=card_mode,
+            all_hands=all_hands,
+        )
+
+    def render_body() -> str:
+        context = _sheet_body_context(game, rules, viewer, card_mode=card_mode, all_hands=all_hands)
+        return render_to_string("scoring/game.html#sheet_body", {**context, **kept_sheet.marks()})
+
+    body, token = kept_sheet.sheet_body(
+        request,
+        versions=(
+            game.pk,
+            game_version(game),
+            game.player_one.name,
+            game.player_two.name,
+            season_closed,
+            card_mode,
+            all_hands,
+        ),
+        viewer=viewer.values(),
+        render=render_body,
+        saved=saved,
+    )
+    context = {"game": game, "sheet_html": body, "hand_words": hand_row_words_json()}
+    if token is not None:  # the page's other forms (the chrome's sign-out) carry the same token, as when drawn whole
+        context["csrf_token"] = token
+    return context
+
+
+def _sheet_viewer(user, game: Game) -> dict:
+    """What ``user`` may do on the game's sheet, and is told about its confirmation: all the sheet's body
+    shows of the viewer."""
+    return {
+        "editable": can_edit_game(user, game),
+        "may_call_time": not services.time_call_refusal(game) and can_call_time(user, game),
+        "may_withdraw_time": not services.time_withdraw_refusal(game) and can_call_time(user, game),
+        **_league_context(user, game),
+    }
+
+
+def _sheet_body_context(
+    game: Game,
+    rules,
+    viewer: dict,
+    *,
+    form: HandForm | None = None,
+    preview: str = "",
+    preview_ok: bool = False,
+    saved: str = "",
+    card_mode: bool = False,
+    all_hands: bool = False,
+) -> dict:
+    """The sheet's body as ``viewer`` (``_sheet_viewer``) sees it: the game's hands read and scored."""
     hands, session = game_session(game, rules)
     players = (game.player_one, game.player_two)
     names = {player.pk: player.name for player in players}
     hollywood = len(session.games) > 1
-    editable = can_edit_game(request.user, game)
-    may_call_time = not services.time_call_refusal(game) and can_call_time(request.user, game)
-    may_withdraw_time = not services.time_withdraw_refusal(game) and can_call_time(request.user, game)
+    editable = viewer["editable"]
     hidden = hands_hidden(len(hands), show_all=all_hands)
     rows = sheet_rows(game, hands, session, editable=editable, hidden=hidden)
     boards = sheet_boards(game, session)
@@ -228,9 +293,7 @@ def sheet_context(
         "next_dealer": names.get(session.next_dealer, ""),
         "sitting_winner": names.get(session.winner, ""),
         "sitting_margin": session.margin,
-        "editable": editable,
-        "may_call_time": may_call_time,
-        "may_withdraw_time": may_withdraw_time,
+        **viewer,
         "time_note": _time_note(session, len(hands)),
         "form": form,
         "preview": preview,
@@ -242,7 +305,6 @@ def sheet_context(
         "live": True,
         "version": game_version(game),  # what the sheet shows: its live stream compares it
         "offline_copy": offline_copy_json(game, hands, editable=editable),
-        **_league_context(request.user, game),
         **_card_context(form, game),
     }
 
@@ -497,7 +559,7 @@ def hand_cards(request, game: Game):
 def game_sheet(request, pk: int):
     card_mode = request.GET.get("cards") == "1"
     all_hands = request.GET.get("hands") == "all"
-    game = _load_game(pk, request.user)
+    game = _load_game(pk, request.user, hands=False)  # read only when its sheet is drawn anew
     context = sheet_context(request, game, card_mode=card_mode, all_hands=all_hands)
     return render(request, "scoring/game.html", context)
 

@@ -1,0 +1,161 @@
+"""The scoresheet's body kept per game version and viewer's place (scoring/kept_sheet.py) is the page drawn whole, to
+the byte: the first load (drawn and kept) and the next (from the kept text) are the page PART_CACHE_ENTRIES=0 draws,
+for an editor, a viewer who may not edit, a league game's confirmer, in two languages; a save's answer is the sheet
+with its notice. A change made elsewhere (a hand recorded through the services, a player renamed, a season closed)
+shows on the next load."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from players.models import Player
+from scoring import services
+from scoring.league import services as league
+from tests.factories import PlayerFactory, UserFactory
+from tests.league_setup import make_club, start_and_finish
+
+pytestmark = pytest.mark.django_db
+
+TOKEN = re.compile(r'(name="csrfmiddlewaretoken" value="|"X-CSRFToken": ")([^"]+)"')
+NONCE = re.compile(r' nonce="[^"]+"')
+SAVE_KEY = re.compile(r'name="idempotency_key" value="([0-9a-f]{32})"')
+
+
+def _normal(page: str) -> str:
+    """The page with its CSRF token, script nonce and save key (new on every request) named, after checking the page
+    carries one token throughout, as a page drawn whole does."""
+    assert len({token for _, token in TOKEN.findall(page)}) <= 1
+    page = NONCE.sub(' nonce="NONCE"', TOKEN.sub(r'\1TOKEN"', page))
+    return SAVE_KEY.sub('name="idempotency_key" value="KEY"', page)
+
+
+def _loads(client, settings, url: str, **headers) -> tuple[str, str, str]:
+    """(drawn whole, drawn and kept, from the kept text) of ``url``."""
+    settings.PART_CACHE_ENTRIES = 0
+    whole = client.get(url, **headers)
+    settings.PART_CACHE_ENTRIES = 2000
+    kept, again = client.get(url, **headers), client.get(url, **headers)
+    assert whole.status_code == kept.status_code == again.status_code == 200
+    return tuple(_normal(page.content.decode()) for page in (whole, kept, again))
+
+
+def _same_as_drawn_whole(client, settings, url: str, **headers) -> str:
+    whole, kept, again = _loads(client, settings, url, **headers)
+    assert kept == whole
+    assert again == whole
+    return whole
+
+
+@pytest.fixture
+def sitting():
+    """A Hollywood sitting of eight hands under way (a name to escape, a spade upcard) and its keeper's client."""
+    user = UserFactory(username="keeper")
+    ann, bob = PlayerFactory(name='Ann <&> "O\'Hara"'), PlayerFactory(name="Bob")
+    game = services.game_create(
+        player_one=ann, player_two=bob, first_dealer=bob, rules={"preset": "hollywood"}, created_by=user
+    )
+    for number in range(8):
+        services.hand_record(
+            game=game,
+            recorded_by=user,
+            ending="knock",
+            by=ann if number % 3 else bob,
+            knocker_deadwood=1 + number % 5,
+            defender_deadwood=20 + number,
+            upcard="QS" if number == 2 else "",
+        )
+    client = Client()
+    client.force_login(user)
+    return game, client
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("query", ["", "?cards=1", "?hands=all"])
+def test_the_kept_sheet_is_the_sheet_drawn_whole(sitting, settings, language, query):
+    game, client = sitting
+    client.cookies["django_language"] = language
+    page = _same_as_drawn_whole(client, settings, reverse("game", args=[game.pk]) + query)
+    assert 'id="record"' in page and "Ann &lt;&amp;&gt;" in page
+
+
+def test_the_kept_sheet_of_a_viewer_who_may_not_edit_and_of_anyone(sitting, settings):
+    game, keeper = sitting
+    other = Client()
+    other.force_login(UserFactory(username="onlooker"))
+    url = reverse("game", args=[game.pk])
+    for client in (other, Client()):
+        page = _same_as_drawn_whole(client, settings, url)
+        assert 'id="record"' not in page and "/edit/" not in page
+    assert 'id="record"' in _same_as_drawn_whole(keeper, settings, url)  # the editor's own kept sheet
+
+
+def test_a_finished_game_and_the_htmx_sheet(settings):
+    user = UserFactory(username="keeper")
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    game = services.game_create(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
+    while not game.over:
+        services.hand_record(game=game, recorded_by=user, ending="gin", by=ann, defender_deadwood=40)
+        game.refresh_from_db()
+    client = Client()
+    client.force_login(user)
+    url = reverse("game", args=[game.pk])
+    assert "Play again" in _same_as_drawn_whole(client, settings, url)
+    assert 'id="sheet"' in _same_as_drawn_whole(client, settings, url, HTTP_HX_REQUEST="true")
+
+
+def test_a_saves_answer_is_the_sheet_with_its_notice(sitting, settings):
+    game, client = sitting
+    saved = client.post(
+        reverse("hand_submit", args=[game.pk]),
+        {"ending": "gin", "by": game.player_two_id, "defender_deadwood": 7, "action": "save", "expected_number": 9},
+        HTTP_HX_REQUEST="true",
+    )
+    answer = _normal(saved.content.decode())
+    notice = '<p class="notice" role="status">Hand 9 saved: Bob gin 32.</p>'
+    assert notice in answer
+    settings.PART_CACHE_ENTRIES = 0
+    whole = _normal(client.get(reverse("game", args=[game.pk])).content.decode())
+    sheet = whole[whole.index('<div id="sheet"') : whole.index('\n<div id="hand-words"')]
+    assert answer.replace(notice, "") == f'\n<div id="messages" hx-swap-oob="true"></div>\n\n{sheet}'
+    assert f"</p>\n  </div>\n  {notice}\n" in answer  # where game.html writes it: after the sheet's head
+
+
+def test_a_league_games_kept_sheet_for_each_viewer(settings):
+    cast = make_club()
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(club=cast.club, name="Spring", players=[pat, quinn, cast.guest])
+    fixture = season.fixtures.get(home__in=[pat, quinn], away__in=[pat, quinn])
+    game = start_and_finish(fixture, pat, started_by=cast.player)
+    url = reverse("game", args=[game.pk])
+    pages = {}
+    for name, user in (("rival", cast.rival), ("player", cast.player), ("outsider", cast.outsider)):
+        client = Client()
+        client.force_login(user)
+        pages[name] = _same_as_drawn_whole(client, settings, url)
+    assert "Confirm the result" in pages["rival"]
+    assert "Confirm the result" not in pages["player"] and "Confirm the result" not in pages["outsider"]
+    league.game_confirm(game=game, confirmed_by=cast.rival)
+    client = Client()
+    client.force_login(cast.outsider)
+    assert "Season closed" not in client.get(url).content.decode()
+    # Closing the season moves no game's version, nor anything of the outsider's place: the key holds it.
+    league.season_close(season=season, closed_by=cast.owner)
+    assert "Season closed" in client.get(url).content.decode()
+
+
+def test_a_change_made_elsewhere_shows_on_the_next_load(sitting):
+    game, client = sitting
+    url = reverse("game", args=[game.pk])
+    assert "Hand 9" in client.get(url).content.decode()
+    # Another process records a hand: the game's version moves, the kept sheet is not shown again.
+    services.hand_record(game=game, recorded_by=None, ending="gin", by=game.player_one_id, defender_deadwood=3)
+    page = client.get(url).content.decode()
+    assert "Hand 10" in page and "Hand 9<" not in page
+    # A rename moves no game's version: the names are part of the key.
+    Player.objects.filter(pk=game.player_two_id).update(name="Robert")
+    page = client.get(url).content.decode()
+    assert "Robert" in page and ">Bob<" not in page
