@@ -45,22 +45,86 @@ def game_list(*, player=None, viewer=None, of_user=None, scores: bool = True) ->
     return games.order_by("over", "-created_at")
 
 
+@dataclass(frozen=True)
+class Seated:
+    """A player of a listed game or a recent sitting: who, by id and name."""
+
+    pk: int
+    name: str
+
+
+SEATS = ("player_one", "player_two", "player_three", "player_four")
+_LISTED = ("pk", "over", "created_at", "rules", "margin", "hand_count", "winner_id")
+
+
 def _own_games(user_id: int, limit: int = 50):
     user = get_user_model()(pk=user_id)
-    return game_list(viewer=user, of_user=user, scores=False)[:limit]
+    games = game_list(viewer=user, of_user=user, scores=False)
+    return games.values_list(
+        *_LISTED, *SEATS, *(f"{seat}__name" for seat in SEATS), "winner__name", "next_dealer", "next_dealer__name"
+    )[:limit]
 
 
 _OWN_GAMES = Prepared(Game, _own_games, user_id=int)
 
 
-def own_games(user) -> list[Game]:
+@dataclass(frozen=True, slots=True)
+class ListedGame:
+    """A game as a list of games shows it (scoring/game_list_html.py): a Game's attributes of that, and no more."""
+
+    pk: int
+    over: bool
+    created_at: datetime.datetime
+    rules: dict
+    margin: int | None
+    hand_count: int
+    winner_id: int | None
+    player_one: Seated
+    player_two: Seated
+    player_three: Seated | None
+    player_four: Seated | None
+    winner: Seated | None
+    next_dealer: Seated | None
+
+    @property
+    def player_one_id(self) -> int:
+        return self.player_one.pk
+
+    @property
+    def player_three_id(self) -> int | None:
+        return self.player_three.pk if self.player_three else None
+
+
+def own_games(user) -> list[ListedGame]:
     """The latest 50 games ``user`` plays in or started, of clubs they may see (their home page, every
-    visit: the SQL is built once, scoring/prepared.py); ``game_list`` says the order. One statement: the
-    list shows each game's players and result, not its boards (a prefetch would be compiled each time)."""
-    return _OWN_GAMES(user_id=user.pk)
-
-
-SEATS = ("player_one", "player_two", "player_three", "player_four")
+    visit: the SQL is built once, scoring/prepared.py); ``game_list`` says the order. One statement, read
+    as rows: the list shows each game's players and result, not its boards, and a Game with seven players
+    made from every column cost more than the read."""
+    games = []
+    for pk, over, created_at, rules, margin, hand_count, winner_id, *seated in _OWN_GAMES(user_id=user.pk):
+        ids, names = seated[:4], seated[4:8]
+        winner_name, dealer_id, dealer_name = seated[8:]
+        one, two, three, four = (
+            None if id_ is None else Seated(pk=id_, name=name) for id_, name in zip(ids, names, strict=True)
+        )
+        games.append(
+            ListedGame(
+                pk=pk,
+                over=over,
+                created_at=created_at,
+                rules=rules,
+                margin=margin,
+                hand_count=hand_count,
+                winner_id=winner_id,
+                player_one=one,
+                player_two=two,
+                player_three=three,
+                player_four=four,
+                winner=None if winner_id is None else Seated(pk=winner_id, name=winner_name),
+                next_dealer=None if dealer_id is None else Seated(pk=dealer_id, name=dealer_name),
+            )
+        )
+    return games
 
 
 def _recent_sittings(user_id: int, limit: int = 30):
@@ -69,14 +133,6 @@ def _recent_sittings(user_id: int, limit: int = 30):
 
 
 _RECENT_SITTINGS = Prepared(Game, _recent_sittings, user_id=int)
-
-
-@dataclass(frozen=True)
-class Seated:
-    """A player of a recent sitting: who, by id and name."""
-
-    pk: int
-    name: str
 
 
 @dataclass

@@ -48,6 +48,7 @@ from scoring.forms import (
     new_game_initial,
     refusal_text,
 )
+from scoring.game_list_html import game_list_html
 from scoring.merge import player_merge as player_merge_service
 from scoring.models import Game, Hand
 from scoring.new_game_html import new_game_fields, player_options, recent_items
@@ -107,7 +108,8 @@ def home(request):
     show_all = request.GET.get("show") == "all" or not request.user.is_authenticated
     games = list(game_list(viewer=request.user)[:50]) if show_all else own_games(request.user)
     todo = _todo(request)
-    return render(request, "scoring/home.html", {"games": games, "show_all": show_all, "todo": todo})
+    context = {"games": games, "games_html": game_list_html(games), "show_all": show_all, "todo": todo}
+    return render(request, "scoring/home.html", context)
 
 
 OPENED_INVITATIONS = "opened_invitations"  # session key: invitation tokens this visitor opened (league views)

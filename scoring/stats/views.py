@@ -21,6 +21,7 @@ from players.models import Club, Player
 from scoring import permissions
 from scoring.audit import game_names, outcome_words
 from scoring.engine.charts import Series, line_chart
+from scoring.game_list_html import game_list_html
 from scoring.league.standings import season_standings
 from scoring.models import Game
 from scoring.selectors import game_list, partnership_game, partnership_sheet, plays_q
@@ -228,4 +229,5 @@ def player_detail(request, pk: int):
     player = get_object_or_404(Player, pk=pk)
     games = list(game_list(player=player, viewer=request.user)[:100])
     hands = list(hand_history(viewer=request.user, player=player)[:100])  # the one player-hands selector
-    return render(request, "players/player_detail.html", {"player": player, "games": games, "hands": hands})
+    context = {"player": player, "games": games, "games_html": game_list_html(games), "hands": hands}
+    return render(request, "players/player_detail.html", context)
