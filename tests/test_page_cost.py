@@ -14,9 +14,10 @@ import pytest
 from django.db.models.sql.compiler import SQLCompiler
 from django.urls import reverse
 
+from scoring import services
 from scoring.league import services as league
 from scoring.selectors import own_games, todo_for
-from tests.factories import make_game
+from tests.factories import PlayerFactory, make_game
 from tests.league_setup import make_club, play
 
 pytestmark = pytest.mark.django_db
@@ -95,6 +96,32 @@ def test_the_home_page_list_compiles_nothing(client, compiled):
     page = client.get(reverse("home")).content.decode()
     assert reverse("game", args=[mine.pk]) in page and reverse("game", args=[theirs.pk]) not in page
     assert compiled == []  # the account (ginleague/auth.py) and the session (ginleague/sessions.py): built once
+
+
+def test_the_home_page_list_has_the_games_played_in_any_seat_or_started_with_their_players():
+    cast = make_club()
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    cat, dan, eve = (PlayerFactory(name=name) for name in ("Cat", "Dan", "Eve"))
+    fourth = services.game_create(
+        player_one=cat,
+        player_two=dan,
+        player_three=eve,
+        player_four=pat,
+        first_dealer=dan,
+        rules={"preset": "partnership"},
+    )
+    second = make_game(
+        player_one=quinn, player_two=pat, hands=[{"ending": "gin", "by": pat.pk, "defender_deadwood": 90}]
+    )
+    started = make_game(player_one=cat, player_two=dan, created_by=cast.player)
+    make_game(player_one=quinn, player_two=eve)  # neither played nor started by Pat's account
+    listed = own_games(cast.player)
+    assert [game.pk for game in listed] == [started.pk, fourth.pk, second.pk]  # in play first, newest first
+    assert [(game.player_one.name, game.player_two.name) for game in listed] == [("Cat", "Dan")] * 2 + [
+        (quinn.name, pat.name)
+    ]
+    assert (listed[1].player_three.name, listed[1].player_four.name, listed[1].winner) == ("Eve", pat.name, None)
+    assert (listed[2].winner.name, listed[2].next_dealer) == (pat.name, None)
 
 
 # --- widgets: written in Python, exactly as Django's templates write them ---------------------------
