@@ -203,3 +203,35 @@ def test_profile_shows_the_rating_and_its_chart(client):
     assert f'data-club="{cast.club.slug}">1516<' in text
     assert "<svg" in text and "Rating history in Chart Club" in text
     assert "<script" not in text.split("<main", 1)[1]  # the chart is plain SVG
+
+
+# The profile's head-to-head loop as templates/stats/profile.html wrote it before issue 40: the reference of
+# scoring/stats/profile_html.py, which writes those rows in Python.
+HEAD_TO_HEAD_LOOP = """{% for row in rows %}
+  <tr data-opponent="{{ row.opponent }}"><th scope="row"><a href="{% url 'stats:profile' row.opponent_id %}">{{ row.opponent }}</a></th>
+    <td class="num">{{ row.played }}</td><td class="num won">{{ row.won }}</td><td class="num lost">{{ row.lost }}</td><td class="num net">{{ row.net }}</td></tr>
+  {% endfor %}"""  # noqa: E501 - the template as it was
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_head_to_head_rows_are_written_as_the_template_wrote_them(language):
+    from django.template import engines
+    from django.utils import translation
+
+    from scoring.stats.profile_html import head_to_head_html
+
+    rows = [
+        HeadToHead(opponent_id=7, opponent='Bob <b> & "Co"', played=1234, won=700, lost=500, net=-1500),
+        HeadToHead(opponent_id=12, opponent="Ann O'Neil", played=1, won=0, lost=1, net=-25),
+    ]
+    with translation.override(language):
+        reference = engines["django"].from_string(HEAD_TO_HEAD_LOOP).render({"rows": rows})
+        assert head_to_head_html(rows) == reference
+    assert "Bob &lt;b&gt; &amp; &quot;Co&quot;" in reference and "O&#x27;Neil" in reference
+
+
+def test_the_profile_shows_a_row_for_each_opponent(client, abc):
+    page = client.get(reverse("stats:profile", args=[abc["ann"].pk])).content.decode()
+    for opponent in (abc["bob"], abc["cy"]):
+        row = page.split(f'<tr data-opponent="{opponent.name}">')[1].split("</tr>")[0]
+        assert f'href="{reverse("stats:profile", args=[opponent.pk])}"' in row

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -27,6 +26,7 @@ from scoring.models import Game
 from scoring.selectors import game_list, partnership_game, partnership_sheet, plays_q
 from scoring.stats import exports
 from scoring.stats.history import HandFilterForm, hand_history, page_of
+from scoring.stats.profile_html import head_to_head_html
 from scoring.stats.selectors import (
     game_progress,
     partnership_stats,
@@ -50,20 +50,9 @@ def _rating_chart(rating) -> str:
     )
 
 
-def _paths_of(name: str):
-    """``pk -> path`` of a URL taking one whole number, from one ``reverse``: a profile links each opponent (a
-    club's every member, at scale), and reversing each address was a tenth of that page's time."""
-    marker = str(numbers.BIGINT)
-    head, tail = reverse(name, args=[marker]).split(marker)
-    return lambda pk: f"{head}{int(pk)}{tail}"
-
-
 def profile(request, pk: int):
     player = get_object_or_404(Player, pk=pk)
     stats = player_stats(player, viewer=request.user)
-    profile_path = _paths_of("stats:profile")
-    for row in stats.head_to_head:
-        row.profile_path = profile_path(row.opponent_id)
     ratings = player_ratings(player, viewer=request.user)
     charts = [(rating, _rating_chart(rating)) for rating in ratings]
     return render(
@@ -72,6 +61,7 @@ def profile(request, pk: int):
         {
             "player": player,
             "stats": stats,
+            "head_to_head": head_to_head_html(stats.head_to_head),
             "ratings": charts,
             "recent": recent_games(player, viewer=request.user),
             "partnership": partnership_stats(player, viewer=request.user),
