@@ -34,7 +34,7 @@ export FIND_PYTHON
 # test starts would otherwise compile the project anew.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run dev demo test install lint pytest fuzz browser gettext migrate collectstatic bench clean messages
+.PHONY: run dev demo test install lint pytest fuzz screenshots browser gettext migrate collectstatic bench clean messages
 
 $(STAMP): pyproject.toml
 	@if [ ! -x $(PY) ]; then \
@@ -127,6 +127,11 @@ gettext:
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 pytest: $(STAMP) browser gettext
 	$(VENV)/bin/pytest -n $(WORKERS) --maxschedchunk=2 --durations=10 $(PYTEST_ARGS)
+
+# The browser tests again, saving what their pages look like (phone, laptop and wall sizes, every language
+# tested) in test-artifacts/ to look at; `make test` takes no screenshot unless a test fails.
+screenshots: $(STAMP) browser
+	GINLEAGUE_SCREENSHOTS=1 $(VENV)/bin/pytest -n $(WORKERS) -m browser $(PYTEST_ARGS)
 
 # The deep pass: many more generated records, schema cases and solver situations than `make test`.
 fuzz: $(STAMP) browser

@@ -8,7 +8,7 @@ Use with pytest-django's ``live_server``::
 
 ``browser`` is one Chromium per test session; ``page`` is a fresh context
 (own cookies) per test, 360 px wide unless the test asks otherwise via
-``new_page``. Screenshots go to test-artifacts/ (gitignored).
+``new_page``. Screenshots (``make screenshots``) go to test-artifacts/ (gitignored).
 """
 
 from __future__ import annotations
@@ -257,9 +257,19 @@ def sign_in(page, base_url: str, username: str) -> None:
     page.context.add_cookies([cookie])
 
 
-def screenshot(page, name: str, *, full_page: bool = True) -> Path:
-    """Save a screenshot under test-artifacts/ and return its path."""
+# Screenshots are for looking at the pages (`make screenshots`); a plain run takes none but a failed test's
+# (_leave_evidence): drawing and encoding a full page costs about 0.3 s of CPU, and a run took over a hundred.
+SCREENSHOTS = os.environ.get("GINLEAGUE_SCREENSHOTS", "") not in ("", "0")
+
+
+def screenshot(target, name: str, *, full_page: bool = True, **options) -> Path | None:
+    """Save a screenshot of a page or of a locator's element as ``test-artifacts/name.png`` when screenshots
+    are asked for (GINLEAGUE_SCREENSHOTS=1), and return its path; otherwise take none and return None."""
+    if not SCREENSHOTS:
+        return None
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    if hasattr(target, "goto"):  # a page; a locator has no full page
+        options["full_page"] = full_page
+    target.screenshot(path=str(path), **options)
     return path

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from players.models import Player
 from scoring.models import Hand
-from tests.browser.conftest import ARTIFACTS, LAPTOP, PHONE, sign_in
+from tests.browser.conftest import LAPTOP, PHONE, screenshot, sign_in
 from tests.browser.test_kitchen import pick
 from tests.factories import UserFactory, make_game
 from tests.test_cards_facts import DEFENDER, KNOCKER
@@ -65,9 +65,8 @@ def test_knock_entered_by_tapping_cards(new_page, live_server, viewport):
     width = viewport["width"]
     # caret="initial": hiding the caret leaves style="" on the inputs, which htmx's settle then
     # copies onto the swapped-in inputs, and the CSP (style-src 'self') reports that.
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"cards-entry-{width}.png"), full_page=True, caret="initial")
-    page.locator(".record").screenshot(path=str(ARTIFACTS / f"cards-form-{width}.png"), caret="initial")
+    screenshot(page, f"cards-entry-{width}", caret="initial")
+    screenshot(page.locator(".record"), f"cards-form-{width}", caret="initial")
 
     page.get_by_role("button", name="Save hand").click()
     expect(page.locator(".notice")).to_contain_text("Hand 1 saved: Ann knock 9.")
@@ -82,7 +81,7 @@ def test_knock_entered_by_tapping_cards(new_page, live_server, viewport):
     expect(row.locator(".layoff")).to_contain_text("7 of hearts")
     expect(row.locator(".cards-side").first).to_contain_text(re.compile(r"Ann\s*\(knocked\)"))
     row.scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"cards-sheet-{width}.png"), full_page=True, caret="initial")
+    screenshot(page, f"cards-sheet-{width}", caret="initial")
 
 
 def ann_knocks_by_cards(new_page, live_server):
@@ -166,8 +165,7 @@ def test_the_player_changes_the_best_play_figures_to_what_was_played(new_page, l
     tap(page, "cards_two", "7C")
     expect(page.get_by_label("Knocker's deadwood")).to_have_value("6")
     expect(page.get_by_label("Other player's deadwood")).to_have_value("76")
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.locator(".record").screenshot(path=str(ARTIFACTS / "cards-played-figures-390.png"), caret="initial")
+    screenshot(page.locator(".record"), "cards-played-figures-390", caret="initial")
 
     page.get_by_role("button", name="Save hand").click()
     expect(page.locator(".notice")).to_contain_text("Hand 1 saved: Ann knock 70.")

@@ -14,13 +14,12 @@ reads as the server's, in the player's language.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from scoring.models import FactChange, Hand
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand, pick
 from tests.browser.test_offline import open_sheet, save_offline
 from tests.factories import PlayerFactory, UserFactory, make_game
@@ -151,7 +150,6 @@ NOT_KEPT_WORDS = {
         "game": "Ann gegen Bob",
     },
 }
-SHOTS = Path("/tmp/shots37c")
 
 
 @pytest.mark.parametrize("language", list(NOT_KEPT_WORDS))
@@ -193,5 +191,4 @@ def test_a_page_not_kept_keeps_the_signed_in_navigation(new_page, live_server, l
     expect(section).not_to_contain_text("/players/")
     expect(section.locator("#kept-games")).to_contain_text(words["game"])
     expect(section.locator(".kept-none")).to_be_hidden()
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"not-kept-{language}.png"), full_page=True)
+    screenshot(page, f"not-kept-{language}")

@@ -10,7 +10,6 @@ results and the winner on the page are checked against the engine scoring the sa
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -19,7 +18,7 @@ from scoring.engine.partnership import score_partnership
 from scoring.engine.rules import resolve_rules
 from scoring.engine.score import HandFacts
 from scoring.models import Game, Hand
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import screenshot, sign_in
 from tests.browser.test_kitchen import pick
 from tests.browser.test_wall import asgi_server  # noqa: F401 (a fixture: the live streams need ASGI)
 from tests.factories import UserFactory
@@ -27,7 +26,6 @@ from tests.factories import UserFactory
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PHONE_390 = {"width": 390, "height": 844}
-SHOTS = Path("/tmp/shots41")
 NAMES = ("Ann", "Bob", "Cat", "Dan")
 # (board 1, board 2) of each deal, as the players say them: fixed opponents, Ann v Bob and Cat v Dan.
 DEALS = [
@@ -92,7 +90,6 @@ def engine_figures(game: Game):
 def test_a_partnership_game_on_two_phones_one_per_board_to_its_end_with_a_board_scored_offline(new_page, asgi_server):  # noqa: F811
     base = asgi_server
     UserFactory(username="ann")
-    SHOTS.mkdir(exist_ok=True)
     one = new_page(viewport=PHONE_390)
     two = new_page(viewport=PHONE_390)
     for phone in (one, two):
@@ -136,12 +133,12 @@ def test_a_partnership_game_on_two_phones_one_per_board_to_its_end_with_a_board_
         if number == 1:  # mid-deal: board 1 in, board 2 still being played
             expect(two.locator("#open-board-1")).to_contain_text("Recorded: the deal is settled")  # live
             fits(one)
-            one.screenshot(path=str(SHOTS / "partnership-mid-deal-390.png"), full_page=True)
+            screenshot(one, "partnership-mid-deal-390")
         enter_board(two, 2, second)
         if offline:
             expect(two.locator("#open-board-2.unsent")).to_contain_text("Kept on this phone: not yet sent.")
             assert Hand.objects.filter(game=game, number=number, board=2).count() == 0
-            two.screenshot(path=str(SHOTS / "partnership-board-offline-390.png"), full_page=True)
+            screenshot(two, "partnership-board-offline-390")
             two.context.set_offline(False)
             two.evaluate("window.dispatchEvent(new Event('online'))")
         else:
@@ -172,7 +169,7 @@ def test_a_partnership_game_on_two_phones_one_per_board_to_its_end_with_a_board_
             expect(phone.locator(f"ol.deals li[data-deal='{deal.number}'] .deal-result")).to_contain_text(words)
         assert phone.locator("form.board-record").count() == 0
         fits(phone)
-    one.screenshot(path=str(SHOTS / "partnership-end-390.png"), full_page=True)
+    screenshot(one, "partnership-end-390")
     assert Hand.objects.filter(game=game).count() == 2 * len(DEALS)
 
 
@@ -205,7 +202,6 @@ def test_the_partnership_pages_fit_a_390_px_phone_in_every_language(new_page, li
         services.board_record(game=game, board=board, recorded_by=user, **facts)
     page = new_page(viewport=PHONE_390, locale=LANGUAGES[language])
     sign_in(page, live_server.url, "ann")
-    SHOTS.mkdir(exist_ok=True)
     widths, hidden = {}, {}
     for name, path in (
         ("new-game", f"/games/new/?from={game.pk}"),
@@ -213,7 +209,7 @@ def test_the_partnership_pages_fit_a_390_px_phone_in_every_language(new_page, li
         ("board-edit", f"/games/{game.pk}/hands/1/edit/?board=2"),
     ):
         page.goto(live_server.url + path)
-        page.screenshot(path=str(SHOTS / f"partnership-{name}-{language}.png"), full_page=True)
+        screenshot(page, f"partnership-{name}-{language}")
         widths[name] = page.evaluate("document.documentElement.scrollWidth")
         hidden[name] = page.evaluate(OUT_OF_SIGHT)
     assert all(width <= PHONE_390["width"] for width in widths.values()), widths

@@ -4,21 +4,18 @@ nothing sideways, and no table keeps a column out of sight in a box that scrolls
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from players import clubs
 from scoring import services
 from scoring.league import services as league
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import screenshot, sign_in
 from tests.factories import UserFactory, make_game
 from tests.league_setup import start_and_finish
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PHONE_390 = {"width": 390, "height": 844}
-SHOTS = Path("/tmp/shots37b")
 LANGUAGES = {"en": "en-GB", "de": "de-DE", "es": "es-ES", "fr": "fr-FR", "pt-br": "pt-BR"}
 # What sticks out: every element whose right edge is past the screen, or a box whose content is wider than it
 # (a table scrolling in its box); what is hidden on purpose for screen readers (1 px, clipped) aside.
@@ -65,7 +62,6 @@ def test_every_page_fits_a_390_px_phone(new_page, live_server, cast, language):
     club, spring, hollywood = cast
     page = new_page(viewport=PHONE_390, locale=LANGUAGES[language])
     sign_in(page, live_server.url, "director")
-    SHOTS.mkdir(exist_ok=True)
     widths, hidden = {}, {}
     for name, path in (
         ("sheet", f"/games/{hollywood.pk}/"),
@@ -74,7 +70,7 @@ def test_every_page_fits_a_390_px_phone(new_page, live_server, cast, language):
         ("print", f"/clubs/{club.slug}/seasons/{spring.pk}/print/"),
     ):
         page.goto(live_server.url + path)
-        page.screenshot(path=str(SHOTS / f"{name}-{language}.png"), full_page=True)
+        screenshot(page, f"{name}-{language}")
         widths[name] = page.evaluate("document.documentElement.scrollWidth")
         hidden[name] = page.evaluate(OUT_OF_SIGHT)
     assert all(width <= 390 for width in widths.values()), widths
@@ -109,4 +105,4 @@ def test_history_times_are_in_the_viewers_time_zone(new_page, live_server, cast,
     here = at.astimezone(ZoneInfo(zone))
     assert here.strftime("%H:%M") in shown and str(here.year) in shown, shown
     assert at.astimezone(datetime.UTC).strftime("%H:%M") not in shown and "UTC" not in shown, shown
-    page.screenshot(path=str(SHOTS / f"history-{language}-{zone.replace('/', '-')}.png"), full_page=True)
+    screenshot(page, f"history-{language}-{zone.replace('/', '-')}")

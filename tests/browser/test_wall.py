@@ -261,7 +261,6 @@ SCREENS = {
     "1280x720": {"width": 1280, "height": 720},  # a projector
     "1080x1920": {"width": 1080, "height": 1920},  # a TV on its side
 }
-SHOTS = Path("/tmp/shots39b")
 WALL_PAGE_SECONDS = 12  # PAGE_SECONDS in static/js/wall-fit.js
 
 
@@ -362,12 +361,6 @@ def _seen_on_every_page(page) -> tuple[set[str], int]:
     return seen, pages
 
 
-def _keep_shot(page, name: str) -> None:
-    shot = screenshot(page, name, full_page=False)
-    SHOTS.mkdir(exist_ok=True)
-    (SHOTS / shot.name).write_bytes(shot.read_bytes())
-
-
 @pytest.mark.parametrize("screen", SCREENS)
 def test_a_twenty_player_wall_fits_its_screen(new_page, asgi_server, screen):
     """Every standings row, every game in play and every latest result is on the screen (or, where the type
@@ -390,7 +383,7 @@ def test_a_twenty_player_wall_fits_its_screen(new_page, asgi_server, screen):
 
     # In play: how many hands were played, not the number of the hand in play.
     expect(page.locator(".wall-playing li[data-game] .hands").first).to_have_text(re.compile(r"^\d+ hands? played$"))
-    _keep_shot(page, f"wall-20-players-{screen}")
+    screenshot(page, f"wall-20-players-{screen}", full_page=False)
     page.goto("about:blank")
 
 
@@ -418,7 +411,7 @@ def test_a_twenty_player_swiss_nights_wall_fits_its_screen_with_the_rounds_table
     seen, _pages = _seen_on_every_page(page)
     assert wanted - seen == set(), f"never on the screen at {screen}: {sorted(wanted - seen)}"
     expect(page.locator(".wall-round .round-clock")).to_be_in_viewport()
-    _keep_shot(page, f"wall-swiss-night-20-players-{screen}")
+    screenshot(page, f"wall-swiss-night-20-players-{screen}", full_page=False)
     page.goto("about:blank")
 
 
@@ -435,5 +428,5 @@ def test_a_wall_too_long_for_its_screen_pages_through_the_standings(new_page, as
     assert wanted - seen == set(), f"never on the screen: {sorted(wanted - seen)}"
     _next_page(page)
     expect(page.locator("#wall-page")).to_contain_text(f"Page 1 of {pages}")  # round again
-    _keep_shot(page, "wall-40-players-1280x720-paged")
+    screenshot(page, "wall-40-players-1280x720-paged", full_page=False)
     page.goto("about:blank")
