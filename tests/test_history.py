@@ -1,6 +1,7 @@
 """Hand history: filters (with field errors), paging, links to games, private clubs."""
 
 import datetime
+import re
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -129,3 +130,39 @@ def test_club_history_filters_by_member(client):
     assert [hand.winner_id for hand in only_gus] == [gus.pk]
     response = client.get(reverse("stats:club_hands", args=[cast.club.slug]), {"opponent": gus.pk})
     assert response.content.decode().count('<td class="result">') == 1
+
+
+@pytest.mark.parametrize("scope", ["player", "club"])
+def test_the_filter_selects_are_written_as_django_writes_a_select(abc, scope):
+    """The opponents' and seasons' <select>s, read as rows and written in Python (QuickSelect), are the
+    HTML of Django's own Select over the same choices (but the white space between the tags): every option,
+    the chosen one selected, names escaped."""
+    from django import forms
+
+    from players.models import Club, Membership, Player, Role
+
+    Player.objects.filter(pk=abc["bob"].pk).update(name='Bob <b> & "Co"')
+    club = make_club(name="History Club").club
+    Membership.objects.bulk_create(
+        [Membership(club=club, player=abc[name], role=Role.PLAYER) for name in ("ann", "bob")]
+    )
+    season = league.season_create(
+        club=club, name="Spring & <Summer>", players=[abc["ann"], abc["bob"]], format=SeasonFormat.OPEN,
+        created_by=club.created_by,
+    )  # fmt: skip
+    Club.objects.filter(pk=club.pk).update(is_public=True)
+    kwargs = {"player": abc["ann"]} if scope == "player" else {"club": club}
+    data = {"opponent": str(abc["bob"].pk), "season": str(season.pk)}
+    form = HandFilterForm(data, viewer=ANON, **kwargs)
+    assert form.is_valid(), form.errors
+    for name in ("opponent", "season"):
+        field = form.fields[name]
+        stock = forms.ModelChoiceField(queryset=field.queryset, required=False, empty_label=field.empty_label)
+        if name == "season":
+            stock.label_from_instance = lambda season: f"{season.club.name}: {season.name}"
+        written = str(form[name])
+        attrs = form[name].build_widget_attrs({"id": form[name].auto_id})
+        assert written == re.sub(r">\s+<", "><", stock.widget.render(name, form[name].value(), attrs=attrs))
+        assert written.count("<option") == field.queryset.count() + 1 and written.count(" selected") == 1
+    assert "Bob &lt;b&gt; &amp; &quot;Co&quot;" in str(form["opponent"])
+    assert "History Club: Spring &amp; &lt;Summer&gt;" in str(form["season"])
