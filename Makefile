@@ -47,8 +47,11 @@ $(STAMP): pyproject.toml
 	fi
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
-	@# The project's modules compiled once here, not by every test worker at the same moment.
+	@# The project's modules compiled once here, not by every test worker at the same moment; the tests
+	@# and pytest's plugins too, as pytest compiles them (asserts rewritten): each xdist worker of the first
+	@# `make test` would otherwise rewrite all of them itself, about 8 s of CPU each.
 	@$(PY) -m compileall -q -j 0 ginleague scoring players tests bench manage.py >/dev/null
+	@$(VENV)/bin/pytest --collect-only -q -p no:randomly >/dev/null
 	@touch $(STAMP)
 
 install: $(STAMP)
