@@ -11,7 +11,9 @@ from __future__ import annotations
 import datetime
 
 from django import forms
-from django.db.models import Q, QuerySet, Value
+from django.db import connections, router
+from django.db.models import BooleanField, Q, QuerySet, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Mod
 from django.forms.models import ModelChoiceIterator
 from django.forms.utils import flatatt
@@ -163,6 +165,19 @@ class HandFilterForm(forms.Form):
         }
 
 
+def _of_games(ids: list[int]) -> Q:
+    """Hands of the games ``ids``. On PostgreSQL the ids are one array (``= ANY``): a list of several hundred
+    placeholders, each compiled by the ORM and then written into the statement by psycopg, was ~10 ms of CPU on
+    every history page of a player with a few hundred games."""
+    connection = connections[router.db_for_read(Hand)]
+    if connection.vendor != "postgresql":
+        return Q(game_id__in=ids)
+    quote = connection.ops.quote_name
+    column = f"{quote(Hand._meta.db_table)}.{quote(Hand._meta.get_field('game').column)}"
+    any_of = f"{column} = ANY(%s::bigint[])"  # the model's own column, quoted; the ids a parameter
+    return Q(RawSQL(any_of, (ids,), output_field=BooleanField()))  # noqa: S611
+
+
 def _start_of(day: datetime.date) -> datetime.datetime:
     return timezone.make_aware(datetime.datetime.combine(day, datetime.time.min))
 
@@ -198,7 +213,7 @@ def hand_history(
         # A player's games are a few hundred ids: read them first, so the database picks the hands
         # by game (an index) instead of walking a club's whole hand table newest first.
         found = list(games.values_list("pk", "player_three_id"))
-        hands = Hand.objects.filter(game_id__in=[pk for pk, _partner in found])
+        hands = Hand.objects.filter(_of_games([pk for pk, _partner in found]))
         if any(partner is not None for _pk, partner in found):  # partnership games: the player's own boards
             hands = hands.alias(parity=Mod("number", Value(2))).filter(on_board_q(player.pk))
             if opponent is not None:
