@@ -21,10 +21,33 @@ from dataclasses import dataclass, field
 
 from django.db import connections, router
 from django.db.models import QuerySet
+from django.db.models.query import FlatValuesListIterable, ValuesListIterable
 from django.db.models.sql.query import Query
 
 _INT_STAND_IN = -918_273_645  # ints far from any id, count or constant of the project's queries
 _DATE_STAND_IN = datetime.date(1111, 11, 11)
+
+
+_ROWS_OF_VALUES = (ValuesListIterable, FlatValuesListIterable)
+
+
+def _converted(rows: list, converters: dict, connection, *, flat: bool) -> list:
+    """SQLCompiler.results_iter's rows (apply_converters, then tuples), or a flat values_list()'s first values."""
+    if converters:
+        by_position = list(converters.items())
+        converted = []
+        for row in rows:
+            row = list(row)
+            for position, (functions, expression) in by_position:
+                value = row[position]
+                for function in functions:
+                    value = function(value, expression, connection)
+                row[position] = value
+            converted.append(row)
+        rows = converted
+    if flat:
+        return [row[0] for row in rows]
+    return [tuple(row) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -155,6 +178,12 @@ class Prepared:
             return []
         if statement.compiled["has_extra_select"]:  # as the compiler's own fetch does
             rows = [row[: statement.compiled["col_count"]] for row in rows]
+        connection = connections[alias]
+        converters = statement.converters.get(connection)
+        if statement.iterable in _ROWS_OF_VALUES and converters is not None and not statement.composite:
+            # A values_list()'s rows, once this connection's converters are known (the first read's compiler
+            # asked for them): converted as the compiler's results_iter does, without a queryset around them.
+            return _converted(rows, converters, connection, flat=statement.iterable is FlatValuesListIterable)
         query = copy.copy(statement.query)
         query.prepared_values = params
         query.prepared_rows = [rows]

@@ -79,6 +79,23 @@ def test_a_prepared_read_asks_its_columns_converters_once(monkeypatch):
     assert fixture.season.closed_at is None and fixture.season.club.pk == cast.club.pk
 
 
+def test_a_prepared_values_list_answers_what_its_queryset_does():
+    """Rows of a values_list() (converted without a queryset once the converters are known) and a flat one's values
+    are the queryset's own: an aware time, a JSON dict, a boolean, a name, a missing seat's None."""
+    from scoring.models import Game
+    from scoring.prepared import Prepared
+
+    game = make_game(rules={"preset": "hollywood"}, hands=[{"ending": "dead"}])
+    columns = ("pk", "over", "created_at", "rules", "player_one__name", "player_three", "winner__name")
+    rows = Prepared(Game, lambda pk: Game.objects.filter(pk=pk).values_list(*columns), pk=int)
+    names = Prepared(Game, lambda pk: Game.objects.filter(pk=pk).values_list("player_two__name", flat=True), pk=int)
+    expected = list(Game.objects.filter(pk=game.pk).values_list(*columns))
+    assert expected[0][3]["hollywood"] is True and expected[0][2].tzinfo is not None  # converted, not text
+    for _ in range(2):  # the first read asks for the converters, the second uses them
+        assert rows(pk=game.pk) == expected
+        assert names(pk=game.pk) == [game.player_two.name]
+
+
 def test_the_home_page_list_compiles_nothing(client, compiled):
     cast = make_club()
     mine = make_game(player_one=cast.player_of(cast.player), created_by=cast.player)
