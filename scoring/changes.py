@@ -173,6 +173,12 @@ _ONE_SEASON_ROUNDS = Prepared(
 )
 
 
+def season_version_of(season_id: int, games: tuple) -> str:
+    """``season_version`` of a season whose games' figures (count, latest update, latest confirmation, sum of
+    changes; ``NO_GAMES`` without games) the caller read with others in the same pass: its rounds read here."""
+    return _version_of(games, by_season(_ONE_SEASON_ROUNDS(season_id=season_id), NO_ROUNDS)[season_id])
+
+
 def season_versions(season_ids) -> dict[int, str]:
     """``season_version`` of many seasons in two queries (a season with no game yet has the empty version)."""
     ids = list(season_ids)

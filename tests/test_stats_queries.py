@@ -48,12 +48,12 @@ def test_fixed_query_counts(client, django_assert_num_queries, players, games):
     assert Game.objects.filter(season=season).count() == games + 1
     slug = cast.club.slug
     client.force_login(cast.player)  # signed in: membership checks cost their queries too
-    # The wall's 12 include its session, read for the account's language (players.languages) even though
-    # the public wall itself never asks who is looking, and its two versions, two queries each (one pass
-    # over the season's games; its rounds, or its entrants, apart: scoring.changes.figures_per_season).
+    # The wall's 11 include its session, read for the account's language (players.languages) even though
+    # the public wall itself never asks who is looking, and its two versions in three queries (one pass over
+    # the season's games for both, standings.season_versions_now; its rounds and its entrants apart).
     pages = {
-        "wall": (reverse("league:wall", args=[slug, season.pk]), {}, 12),
-        "wall_board": (reverse("league:wall_board", args=[slug, season.pk]), {}, 12),
+        "wall": (reverse("league:wall", args=[slug, season.pk]), {}, 11),
+        "wall_board": (reverse("league:wall_board", args=[slug, season.pk]), {}, 11),
         # The profile's 12th asks for the player's partnership games (counted apart; two more when there are some).
         "profile": (reverse("stats:profile", args=[player.pk]), {}, 12),
         "history": (reverse("stats:player_hands", args=[player.pk]), {"ending": "knock", "points_min": "5"}, 7),

@@ -43,11 +43,11 @@ from scoring.league.selectors import night_rounds
 from scoring.league.standings import (
     DEFAULT_RANKING,
     RANKING_CRITERIA,
-    confirmed_version,
     current_standings,
     is_overdue,
     season_knockout,
     season_left_open,
+    season_versions_now,
 )
 from scoring.models import Fixture, Game, Season, SeasonFormat
 from scoring.selectors import games_in_play
@@ -290,8 +290,7 @@ def _standings_html(club: Club, season: Season) -> str:
     its version (every game's change: the provisional results) and its confirmed version (the results,
     entrants, ranking and byes the standings count)."""
     born = changes.version_text(0, season.created_at, season.closed_at)
-    version = changes.season_version(season.pk)  # read first: what is rendered after it is as new or newer
-    confirmed = confirmed_version(season)
+    version, confirmed = season_versions_now(season)  # read first: what is rendered after it is as new or newer
     versions = (season.pk, born, version, confirmed)
 
     def render() -> str:

@@ -19,7 +19,7 @@ from django.utils import timezone
 from scoring import changes, parts, permissions
 from scoring.league import live
 from scoring.league.selectors import night_rounds
-from scoring.league.standings import RANKING_CRITERIA, confirmed_version, season_wall
+from scoring.league.standings import RANKING_CRITERIA, season_versions_now, season_wall
 from scoring.models import Season
 
 WALL_ROWS = 20
@@ -49,7 +49,8 @@ def _context(request, season: Season, **versions) -> dict:
 
 def wall(request, slug, pk):
     season = permissions.visible_season(request.user, slug, pk)
-    return render(request, "wall/wall.html", _context(request, season))
+    version, confirmed = season_versions_now(season)  # one pass over the season's games for both
+    return render(request, "wall/wall.html", _context(request, season, version=version, confirmed=confirmed))
 
 
 def _board_html(request, season: Season) -> str:
@@ -59,10 +60,10 @@ def _board_html(request, season: Season) -> str:
     are asked for. A Swiss night's board is drawn afresh each time: its round's clock starts from the
     server's time now."""
 
+    version, confirmed = season_versions_now(season)
     if season.is_swiss:
-        return render_to_string("wall/wall.html#board", _context(request, season))
+        return render_to_string("wall/wall.html#board", _context(request, season, version=version, confirmed=confirmed))
     born = changes.version_text(0, season.created_at, season.closed_at)  # a re-used id is another season
-    version, confirmed = changes.season_version(season.pk), confirmed_version(season)
 
     def render() -> str:
         context = _context(request, season, version=version, confirmed=confirmed)
