@@ -178,6 +178,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "ginleague.csrf.csrf_token",  # the CSRF token masked with one read of random bytes (its docstring)
             ],
         },
     },

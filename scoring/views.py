@@ -14,7 +14,6 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
-from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -23,6 +22,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ginleague import numbers
+from ginleague.csrf import get_token
 from players.services import player_get_or_create
 from players.views import no_one_can_sign_in
 from scoring import idempotency, kept_sheet, services
