@@ -19,7 +19,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.middleware import AuthenticationMiddleware as DjangoAuthenticationMiddleware
 from django.utils.crypto import constant_time_compare
-from django.utils.functional import SimpleLazyObject
+from django.utils.functional import SimpleLazyObject, empty
 
 from scoring.prepared import Prepared
 
@@ -89,3 +89,13 @@ class AuthenticationMiddleware(DjangoAuthenticationMiddleware):
     def process_request(self, request):
         super().process_request(request)  # its checks, and request.auser
         request.user = SimpleLazyObject(partial(_cached_user, request))
+
+
+def read_user(request) -> dict:
+    """Context processor, after Django's auth one: ``user`` is the account itself once the view has read it (most
+    views ask whether someone is signed in), not the lazy wrapper around it, through which every ``user.…`` of a
+    template (the chrome's viewer class and name, a page's checks) went through several Python calls. A user not
+    read yet stays lazy: a page that never shows it never reads it."""
+    user = getattr(request, "user", None)
+    wrapped = getattr(user, "_wrapped", empty) if isinstance(user, SimpleLazyObject) else empty
+    return {} if wrapped is empty or wrapped is None else {"user": wrapped}

@@ -177,6 +177,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
+                "ginleague.auth.read_user",  # the account itself, once read, not its lazy wrapper (its docstring)
                 "django.contrib.messages.context_processors.messages",
                 "ginleague.csrf.csrf_token",  # the CSRF token masked with one read of random bytes (its docstring)
             ],

@@ -86,3 +86,15 @@ def test_a_session_naming_no_account_is_anonymous():
     session["_auth_user_id"] = str(2**63)  # past any id column
     session.save()
     assert not is_signed_in(client)
+
+
+def test_pages_show_the_account_the_view_read_itself():
+    """Templates get the account the view read (ginleague.auth.read_user), not its lazy wrapper: the same account,
+    its name in the chrome; signed out, anonymous."""
+    client, user = signed_in("cleo")
+    page = client.get(reverse("home"))
+    shown = page.context["user"]
+    assert type(shown) is get_user_model() and shown.pk == user.pk
+    assert 'data-user="cleo"' in page.content.decode()
+    anonymous = Client().get(reverse("league:clubs"))
+    assert not anonymous.context["user"].is_authenticated and 'data-user=""' in anonymous.content.decode()

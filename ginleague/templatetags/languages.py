@@ -1,5 +1,6 @@
-"""Language tags: ``{% javascript_catalog_url %}`` (the page language's script strings, ginleague/i18n.py) and
-``{% languages_by_own_name %}`` (the language switch's list)."""
+"""Language tags: ``{% javascript_catalog_url %}`` (the page language's script strings, ginleague/i18n.py),
+``{% languages_by_own_name %}`` (the language switch's list) and ``|named_next`` (whether a page was given a
+"next")."""
 
 from django import template
 from django.conf import settings
@@ -19,3 +20,10 @@ def languages_by_own_name() -> list[tuple[str, str]]:
     """settings.LANGUAGES as written there, each in its own language and untranslated: a reader looking
     for their language finds "English" or "Deutsch", not the page language's word for it ("Englisch")."""
     return list(settings.LANGUAGES)
+
+
+@register.filter
+def named_next(query) -> str | None:
+    """``query.next`` (a request's GET: the last "next" given, None without one), asked as the QueryDict asks: the
+    template's own lookup failed its dictionary try first and then listed every attribute of the QueryDict (dir())."""
+    return query.get("next")
