@@ -166,3 +166,56 @@ def test_the_filter_selects_are_written_as_django_writes_a_select(abc, scope):
         assert written.count("<option") == field.queryset.count() + 1 and written.count(" selected") == 1
     assert "Bob &lt;b&gt; &amp; &quot;Co&quot;" in str(form["opponent"])
     assert "History Club: Spring &amp; &lt;Summer&gt;" in str(form["season"])
+
+
+# The history's rows as templates/stats/history.html wrote them before issue 40: the reference of
+# scoring/stats/history_html.py, which writes them in Python.
+HISTORY_LOOP = """{% load i18n %}{% for hand in hands %}
+  <tr>
+    <td><a href="{% url 'game' hand.game_id %}">{% if hand.board %}{% blocktranslate with one=hand.game.player_one.name two=hand.game.player_two.name three=hand.game.player_three.name four=hand.game.player_four.name board=hand.board %}{{ one }} & {{ three }} v {{ two }} & {{ four }}, board {{ board }}{% endblocktranslate %}{% else %}{% blocktranslate with one=hand.game.player_one.name two=hand.game.player_two.name %}{{ one }} v {{ two }}{% endblocktranslate %}{% endif %}</a>{% if hand.game.season %} <span class="help">{{ hand.game.season.name }}</span>{% endif %}</td>
+    <td>{{ hand.created_at|date:"SHORT_DATE_FORMAT" }}</td>
+    <td class="num">{{ hand.number }}</td>
+    <td>{% include "stats/_hand_words.html" %}</td>
+    <td class="result">{% if hand.winner %}{% url 'stats:player' hand.winner_id as winner_url %}{% blocktranslate with result=hand.get_result_display name=hand.winner.name %}{{ result }} to <a href="{{ winner_url }}">{{ name }}</a>{% endblocktranslate %}{% else %}{{ hand.get_result_display }}{% endif %}</td>
+    <td class="num">{{ hand.points }}</td>
+  </tr>
+  {% endfor %}"""  # noqa: E501 - the template as it was
+
+
+def test_the_rows_are_written_as_the_template_wrote_them_in_every_language(abc):
+    """Knocks, undercuts, gins, a dead hand, a league game's season, a partnership game's boards; names that
+    need escaping."""
+    from django.conf import settings
+    from django.template import engines
+    from django.utils import translation
+
+    from players.models import Player
+    from scoring import services
+    from scoring.stats.history_html import hand_rows_html
+    from tests.factories import PlayerFactory, make_game
+
+    ann, bob = abc["ann"], abc["bob"]
+    Player.objects.filter(pk=bob.pk).update(name='Bob <b> & "Co"')
+    make_game(player_one=ann, player_two=bob, hands=[{"ending": "dead"}, {"ending": "knock", "by": bob.pk,
+              "knocker_deadwood": 3, "defender_deadwood": 9}])  # fmt: skip
+    cast = make_club(name="Rows & <Club>")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(
+        club=cast.club, name="Spring <&> 'Summer'", players=[pat, quinn], format=SeasonFormat.OPEN,
+        created_by=cast.owner,
+    )  # fmt: skip
+    play(league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=None), pat)
+    cat, dan = PlayerFactory(name="Cat"), PlayerFactory(name="Dan <i>")
+    four = services.game_create(player_one=ann, player_two=bob, player_three=cat, player_four=dan,
+                                first_dealer=bob, rules={"preset": "partnership"})  # fmt: skip
+    services.board_record(game=four, board=1, ending="gin", by=ann, defender_deadwood=20)
+    services.board_record(game=four, board=2, ending="dead")
+    pages = [page_of(hand_history(viewer=ANON, player=player), 1)[0] for player in (ann, pat, dan)]
+    pages.append(page_of(hand_history(viewer=ANON, club=cast.club), 1)[0])
+    assert {hand.ending for hands in pages for hand in hands} >= {"knock", "gin", "dead"}
+    assert any(hand.result == "undercut" for hand in pages[0]) and any(hand.board for hand in pages[2])
+    for language in [code for code, _name in settings.LANGUAGES]:
+        with translation.override(language):
+            for hands in pages:
+                reference = engines["django"].from_string(HISTORY_LOOP).render({"hands": hands})
+                assert hand_rows_html(hands) == reference, language

@@ -26,6 +26,7 @@ from scoring.models import Game
 from scoring.selectors import game_list, partnership_game, partnership_sheet, plays_q
 from scoring.stats import exports
 from scoring.stats.history import HandFilterForm, hand_history, page_of
+from scoring.stats.history_html import hand_rows_html
 from scoring.stats.profile_html import head_to_head_html
 from scoring.stats.selectors import (
     game_progress,
@@ -84,6 +85,7 @@ def _history(request, *, player: Player | None = None, club: Club | None = None)
             "player": player,
             "club": club,
             "hands": hands,
+            "hand_rows": hand_rows_html(hands),
             "page": page,
             "has_next": has_next,
             "has_previous": page > 1,
