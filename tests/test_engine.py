@@ -1,5 +1,7 @@
 """Engine behaviour beyond the golden vectors, with figures worked out by hand."""
 
+from dataclasses import replace
+
 import pytest
 
 from scoring.engine.record import evaluate, parse_record
@@ -185,3 +187,15 @@ def test_a_preset_that_names_no_preset_refuses_the_record_naming_preset(written)
     refused = evaluate({**SHORT_RECORD, "rules": {"preset": written}})
     assert refused["error"] == {"hand": None, "field": "preset"}
     assert refused["message"].startswith("rules: preset must be one of standard, classic, lets_play,")
+
+
+def test_rules_resolved_again_are_the_same_and_a_refusal_is_never_kept():
+    """resolve_rules keeps what it resolved (every page resolves its game's rules again): the same rule set, while a
+    spec that refuses still refuses after one equal to it in Python (True == 1) resolved, and a list refuses."""
+    house = {"preset": "standard", "knock_limit": 1, "target": 250}
+    assert resolve_rules(house) is resolve_rules(dict(house)) and resolve_rules(house).knock_limit == 1
+    with pytest.raises(RuleError, match="knock_limit must be a whole number, not True"):
+        resolve_rules({"preset": "standard", "knock_limit": True, "target": 250})
+    with pytest.raises(RuleError, match=r"not \[1\]"):
+        resolve_rules({"preset": "standard", "knock_limit": [1]})
+    assert resolve_rules({"preset": "hollywood"}) == replace(PRESETS["hollywood"], timed_game_bonus=100)

@@ -311,6 +311,14 @@ def preset_named(name: Any) -> str:
     return key
 
 
+# Rule sets already resolved, by their spec's (name, type, value) triples: every page and write resolves its game's
+# stored rules again, each ~20 us, to the same frozen RuleSet. The type is in the key because True == 1 (a spec
+# that refuses must not find one that resolves). A spec that refuses is never kept: its error is said anew, in
+# the language of the moment. Emptied when full.
+_RESOLVED: dict[tuple, RuleSet] = {}
+_RESOLVED_KEPT = 1024
+
+
 def resolve_rules(spec: Any) -> RuleSet:
     """Turn ``{"preset": ..., <overrides>}`` into a full, validated RuleSet.
 
@@ -324,6 +332,20 @@ def resolve_rules(spec: Any) -> RuleSet:
         return spec
     if not isinstance(spec, dict):
         raise RuleError("rules", _('rules must be an object such as {"preset": "standard"}'))
+    try:
+        key = tuple((name, type(value), value) for name, value in spec.items())
+        rules = _RESOLVED.get(key)
+    except TypeError:  # a value that cannot be a key (a list, a dict): resolved, and refused, as it comes
+        return _resolved(spec)
+    if rules is None:
+        rules = _resolved(spec)
+        if len(_RESOLVED) >= _RESOLVED_KEPT:
+            _RESOLVED.clear()
+        _RESOLVED[key] = rules
+    return rules
+
+
+def _resolved(spec: dict) -> RuleSet:
     preset_name = preset_named(spec.get("preset", "standard"))
     overrides: dict[str, Any] = {}
     for name, value in spec.items():
