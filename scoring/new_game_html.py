@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import trans_real
 
 from ginleague.forms import attrs_html
-from scoring.forms import OVERRIDE_RULES, NewGameForm
+from scoring.forms import OVERRIDE_RULES, SEAT_LABELS, NewGameForm
 
 OVERRIDES = tuple(f"rule_{name}" for name in OVERRIDE_RULES)
 SEATS = ("player_one", "player_two", "player_three", "player_four")
@@ -146,11 +146,11 @@ def _field(fixed: _Fixed, widget: forms.Widget, value, errors: list[str]) -> str
     )
 
 
-def _choices(fixed: _Fixed, value, errors: list[str], css: str, *, required: bool, choices=None) -> str:
+def _choices(fixed: _Fixed, value, errors: list[str], css: str, *, required: bool, written=None) -> str:
     """A radio row, as {% picks %} (scoring/templatetags/form_fields.py) writes one, its labels and choices
-    written once per language (``choices``: this request's own labels)."""
+    written once per language (``written``: this request's own, as _written_choices writes them)."""
     value = str(value)
-    written_choices = fixed.choices if choices is None else _written_choices(choices)
+    written_choices = fixed.choices if written is None else written
     required_attr = " required" if required else ""
     picks = "".join(
         f'<label class="pick" for="{fixed.id}_{index}"><input type="radio" name="{fixed.name}" value="{written}" '
@@ -199,14 +199,20 @@ def new_game_fields(form: NewGameForm) -> dict[str, SafeString | bool]:
             return fixed[name].blank
         return _field(fixed[name], form.fields[name].widget, value, refused)
 
-    def row(name: str, css: str, choices=None) -> str:
+    def row(name: str, css: str, written=None) -> str:
         required = form.fields[name].required
-        return _choices(fixed[name], values[name], said.get(name, []), css, required=required, choices=choices)
+        return _choices(fixed[name], values[name], said.get(name, []), css, required=required, written=written)
+
+    # Who deals first, by the names typed; a seat with none keeps the field's own label, written once per language.
+    dealers = [
+        fixed_choice if label is SEAT_LABELS[seat] else _written_choices([(seat, label)])[0]
+        for (seat, label), fixed_choice in zip(form.dealer_choices(), fixed["first_dealer"].choices, strict=True)
+    ]
 
     return {
         **{seat: _safe(box(seat)) for seat in SEATS},
         "partner_opponents": _safe(row("partner_opponents", "partner-pick")),
-        "first_dealer": _safe(row("first_dealer", "dealer-pick", form.dealer_choices())),
+        "first_dealer": _safe(row("first_dealer", "dealer-pick", dealers)),
         "preset": _safe(box("preset")),
         "hollywood": _safe(
             _hollywood(
