@@ -38,6 +38,7 @@ from scoring import parts
 CSRF_MARK = f"csrf{secrets.token_hex(12)}"
 SAVE_KEY_MARK = f"savekey{secrets.token_hex(12)}"
 SAVED_MARK = f"saved{secrets.token_hex(12)}"
+EXPECTED_MARK = f"expected{secrets.token_hex(12)}"  # the blank hand form's number, in its kept fields (views.py)
 # The save's notice as game.html writes it; the kept sheet holds it with SAVED_MARK for its words.
 _NOTICE = '<p class="notice" role="status">{}</p>'
 

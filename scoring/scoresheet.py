@@ -7,10 +7,15 @@ Presentation only: every number comes from ``scoring.engine.score`` (via
 from __future__ import annotations
 
 import html
+import itertools
 import json
+import threading
+from collections.abc import Callable
 
 from django.conf import settings
-from django.urls import reverse
+from django.core.signals import setting_changed
+from django.urls import get_script_prefix, reverse
+from django.utils import translation
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
@@ -20,6 +25,7 @@ from ginleague.forms import _shown
 from scoring.audit import ENDING_WORDS
 from scoring.engine.card_facts import best_play_note
 from scoring.engine.cards import SUIT_SYMBOLS
+from scoring.engine.rules import RuleSet
 from scoring.engine.score import HandResult, SessionResult, running_totals
 from scoring.models import ROW_ENDINGS, Game, Hand
 from scoring.selectors import PartnershipSheet, SheetDeal
@@ -54,7 +60,7 @@ def hand_row_words() -> dict:
 def hand_row_words_json() -> str:
     """``hand_row_words()`` for the offline app (static/js/offline/sheet.js), in a data attribute (the pages
     allow no inline script, JSON included)."""
-    return json.dumps(hand_row_words())
+    return _written(("hand words", translation.get_language()), lambda: json.dumps(hand_row_words()))
 
 
 def offline_copy_json(game: Game, hands: list[Hand], *, editable: bool) -> str:
@@ -135,32 +141,112 @@ def hands_hidden(count: int, *, show_all: bool) -> int:
     return 0 if show_all else max(count - SHEET_HANDS_SHOWN, 0)
 
 
+# What the sheet wrote before, by exactly what it shows: rows (``sheet_rows``: a save appends one hand and the sheet it
+# answers with writes one new row, not every row again), boards, results, heads and rules, and the row words. Each key
+# holds the language and everything its text is written from. Bounded: the oldest third goes when full.
+_WRITTEN: dict[tuple, str] = {}
+WRITTEN_KEPT = 20_000
+_written_lock = threading.Lock()
+
+
+def forget_written(**kwargs) -> None:
+    """Write everything anew from now on (a setting changed, or a test put in other translations)."""
+    with _written_lock:
+        _WRITTEN.clear()
+
+
+setting_changed.connect(forget_written, dispatch_uid="scoresheet_written")
+
+
+def _keep(key: tuple, text: str) -> None:
+    with _written_lock:
+        if len(_WRITTEN) >= WRITTEN_KEPT:
+            for old in list(itertools.islice(_WRITTEN, WRITTEN_KEPT // 3)):
+                del _WRITTEN[old]
+        _WRITTEN[key] = text
+
+
+def written(key: tuple, write: Callable[[], str]) -> str:
+    """``write()``'s text, written once for ``key`` (all ``write`` reads but the language and address prefix, which
+    are added to it)."""
+    return _written((translation.get_language(), get_script_prefix(), *key), write)
+
+
+def _written(key: tuple, write: Callable[[], str]) -> str:
+    """``write()``'s text, written once for ``key`` (which names the language and all ``write`` reads)."""
+    text = _WRITTEN.get(key)
+    if text is None:
+        text = write()
+        _keep(key, text)
+    return text
+
+
 def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editable: bool, hidden: int = 0) -> list[str]:
     """One HTML row per hand after the first ``hidden``: who, what, deadwood, points and the running totals.
 
     Written as plain strings, not through the template engine nor ``format_html`` (a 60-hand sheet cost
     ~10 ms, then ~4 ms that way): each name and each sentence is escaped once per sheet, numbers need no
-    escaping, and the row reads character for character as before (tests/test_sheet_rows.py).
+    escaping, and the row reads character for character as before (tests/test_sheet_rows.py). A row written
+    before from the same facts, result and running totals, on the same sheet (game, players' names,
+    language, whether it may be edited), is that row again (a hand entered card by card is written anew).
     """
     players = (game.player_one, game.player_two)
-    plain_names = {player.pk: player.name for player in players}
-    names = {player.pk: escape(player.name) for player in players}
-    # Hollywood's run cells name the scorer by the first four letters of the name (cut before escaping).
-    short_names = {player.pk: escape(player.name[:4]) for player in players}
     hollywood = len(session.games) > 1
-    words = hand_row_words()
-    endings = {ending: escape(word) for ending, word in words["endings"].items()}
-    went_out, undercut = escape(words["went_out"]), words["undercut"]  # the undercut's words are HTML
-    dead, knock_deadwood, gin_deadwood = escape(words["dead"]), words["knock_deadwood"], words["gin_deadwood"]
-    upcard_words, dealt, joiner = words["upcard"], words["dealt"], words["joiner"]
-    cards_summary = ""
-    edit_prefix = escape(reverse("hand_submit", args=[game.pk]))  # .../hands/ ; + "<number>/edit/"
-    edit_label, edit_words = escape(_("Edit hand %(number)s")), escape(_("Edit"))
+    sheet = (
+        translation.get_language(),
+        get_script_prefix(),
+        game.pk,
+        editable,
+        hollywood,
+        *((player.pk, player.name) for player in players),
+    )
+    write = None
     rows = []
     shown = zip(hands, session.hands, running_totals(session), strict=True)
     for hand, result, totals in shown:
         if hand.number <= hidden:  # the totals run on from the hidden hands all the same
             continue
+        key = None
+        if not hand.cards:
+            key = (
+                sheet,
+                hand.number,
+                hand.ending,
+                hand.by_id,
+                hand.knocker_deadwood,
+                hand.defender_deadwood,
+                hand.upcard,
+                result,
+                tuple(tuple(game_totals.values()) for game_totals in totals),
+            )
+            row = _WRITTEN.get(key)
+            if row is not None:
+                rows.append(row)
+                continue
+        write = write or _row_writer(game, players, hollywood=hollywood, editable=editable)
+        row = write(hand, result, totals)
+        if key is not None:
+            _keep(key, row)
+        rows.append(row)
+    return rows
+
+
+def _row_writer(game: Game, players: tuple, *, hollywood: bool, editable: bool):
+    """What writes one row of ``sheet_rows``: the sheet's words and names escaped once."""
+    plain_names = {player.pk: player.name for player in players}
+    names = {player.pk: escape(player.name) for player in players}
+    # Hollywood's run cells name the scorer by the first four letters of the name (cut before escaping).
+    short_names = {player.pk: escape(player.name[:4]) for player in players}
+    words = hand_row_words()
+    endings = {ending: escape(word) for ending, word in words["endings"].items()}
+    went_out, undercut = escape(words["went_out"]), words["undercut"]  # the undercut's words are HTML
+    dead, knock_deadwood, gin_deadwood = escape(words["dead"]), words["knock_deadwood"], words["gin_deadwood"]
+    upcard_words, dealt, joiner = words["upcard"], words["dealt"], words["joiner"]
+    cards_summary = escape(_("Cards"))
+    edit_prefix = escape(reverse("hand_submit", args=[game.pk]))  # .../hands/ ; + "<number>/edit/"
+    edit_label, edit_words = escape(_("Edit hand %(number)s")), escape(_("Edit"))
+
+    def write(hand: Hand, result: HandResult, totals) -> str:
         winner = result.winner
         if hollywood:  # one column per game: the new total of whoever scored in it
             run = "".join(
@@ -194,7 +280,6 @@ def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editabl
             if note:
                 meta.append(note)
             # Entered card by card: the melds, lay-offs and deadwood, worked out now.
-            cards_summary = cards_summary or escape(_("Cards"))
             cards = conditional_escape(hand_cards_html(hand, *players))
             what = f'{what}<details class="cards-of-hand"><summary>{cards_summary}</summary>{cards}</details>'
         meta_text = html.escape(joiner.join(meta))  # the plain words and names, escaped together (as escape() does)
@@ -209,13 +294,12 @@ def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editabl
             if editable
             else ""
         )
-        rows.append(
-            mark_safe(  # noqa: S308 - every text in the row was escaped above; numbers need none
-                f'<tr class="{result.result}"><td class="num">{number}</td><td class="what">{what}'
-                f'<span class="meta">{meta_text}</span></td><td class="num pts">{points}</td>{run}{fix}</tr>'
-            )
+        return mark_safe(  # noqa: S308 - every text in the row was escaped above; numbers need none
+            f'<tr class="{result.result}"><td class="num">{number}</td><td class="what">{what}'
+            f'<span class="meta">{meta_text}</span></td><td class="num pts">{points}</td>{run}{fix}</tr>'
         )
-    return rows
+
+    return write
 
 
 def sheet_boards(game: Game, session: SessionResult) -> list[dict]:
@@ -287,6 +371,12 @@ def _blocktranslated(words, **values) -> str:
 
 def boards_html(boards: list[dict], *, hollywood: bool) -> str:
     """The scoreboards (``sheet_boards``): each game's points, boxes and what each player needs, or its final score."""
+    # The boards are names and numbers: their repr is all they show.
+    key = ("boards", translation.get_language(), hollywood, repr(boards))
+    return _written(key, lambda: _boards_html(boards, hollywood=hollywood))
+
+
+def _boards_html(boards: list[dict], *, hollywood: bool) -> str:
     parts = [f'<div class="boards boards-{len(boards)}">\n  ']
     score = escape(_("Score"))
     closed = escape(pgettext("one of Hollywood's three games, finished", "closed"))
@@ -330,6 +420,11 @@ def boards_html(boards: list[dict], *, hollywood: bool) -> str:
 
 def results_html(boards: list[dict], players, *, hollywood: bool) -> str:
     """Each closed game's result: how its final score adds up (the bonus breakdown), its final score and margin."""
+    key = ("results", translation.get_language(), hollywood, *(player.name for player in players), repr(boards))
+    return _written(key, lambda: _results_html(boards, players, hollywood=hollywood))
+
+
+def _results_html(boards: list[dict], players, *, hollywood: bool) -> str:
     parts = []
     heads = "".join(f'<th scope="col">{_shown_figure(player.name)}</th>' for player in players)
     part_words, final_words, margin_words = (
@@ -370,6 +465,11 @@ def results_html(boards: list[dict], players, *, hollywood: bool) -> str:
 
 def run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
     """The hands table's running-total column heads: one per game (Hollywood), else one per player."""
+    key = ("heads", translation.get_language(), hollywood, *(player.name for player in players), repr(boards))
+    return _written(key, lambda: _run_heads_html(boards, players, hollywood=hollywood))
+
+
+def _run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
     if not hollywood:
         return mark_safe(  # noqa: S308 - the names are escaped
             "".join(f'<th scope="col" class="num run">{_shown_figure(player.name)}</th>' for player in players)
@@ -393,6 +493,11 @@ def run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
 def rows_html(rows: list[str]) -> str:
     """The hands table's rows (``sheet_rows``) as the page lays them out, one a line."""
     return mark_safe("".join(f"\n      {row}\n    " for row in rows))  # noqa: S308 - each row is safe HTML
+
+
+def all_rules_html(rules: RuleSet) -> str:
+    """Every rule of ``rules`` (``RuleSet.describe()``) as a description list's items, written once per language."""
+    return _written(("rules", translation.get_language(), rules), lambda: rules_html(rules.describe()))
 
 
 def rules_html(all_rules: list[tuple[str, str]]) -> str:

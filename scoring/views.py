@@ -17,6 +17,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
@@ -68,6 +69,7 @@ from scoring.permissions import (
     result_waits_for,
 )
 from scoring.scoresheet import (
+    all_rules_html,
     boards_html,
     describe_result,
     game_quartet,
@@ -77,11 +79,11 @@ from scoring.scoresheet import (
     partnership_view,
     results_html,
     rows_html,
-    rules_html,
     run_heads_html,
     sheet_boards,
     sheet_rows,
     side_name,
+    written,
 )
 from scoring.selectors import (
     Sitting,
@@ -238,6 +240,23 @@ def sheet_context(
     return context
 
 
+def _blank_hand_fields(game: Game, rules, *, card_mode: bool, expected_number: int) -> str:
+    """The record form's fields (scoring/_hand_fields.html) of a blank hand form: the same for every hand of the game
+    but for the number expected, so written once per game, players' names, rules, language and entry (scoresheet.py
+    keeps them) and that number put in."""
+    players = (game.player_one, game.player_two)
+
+    def write() -> str:
+        initial = {"expected_number": kept_sheet.EXPECTED_MARK, "entry": "cards" if card_mode else ""}
+        form = HandForm(game=game, rules=rules, initial=initial)
+        context = {"form": form, "game": game, "live": True, **_card_context(form, game)}
+        return render_to_string("scoring/_hand_fields.html", context)
+
+    key = ("blank hand fields", game.pk, *((player.pk, player.name) for player in players), rules, card_mode)
+    fields = written(key, write)
+    return mark_safe(fields.replace(kept_sheet.EXPECTED_MARK, str(expected_number), 1))  # noqa: S308 - a number
+
+
 def _sheet_viewer(user, game: Game) -> dict:
     """What ``user`` may do on the game's sheet, and is told about its confirmation: all the sheet's body
     shows of the viewer."""
@@ -270,15 +289,19 @@ def _sheet_body_context(
     hidden = hands_hidden(len(hands), show_all=all_hands)
     rows = sheet_rows(game, hands, session, editable=editable, hidden=hidden)
     boards = sheet_boards(game, session)
+    blank_fields = ""
     if form is None and editable and not session.over:
-        initial = {"expected_number": len(hands) + 1, "entry": "cards" if card_mode else ""}
-        form = HandForm(game=game, rules=rules, initial=initial)
+        if kept_sheet.keeping():  # the blank form's fields as written before for this game and language
+            blank_fields = _blank_hand_fields(game, rules, card_mode=card_mode, expected_number=len(hands) + 1)
+        else:
+            initial = {"expected_number": len(hands) + 1, "entry": "cards" if card_mode else ""}
+            form = HandForm(game=game, rules=rules, initial=initial)
     return {
         "game": game,
         "rules": rules,
         "preset_label": preset_label(rules.preset),
         "overrides": rules.describe_overrides(),
-        "all_rules_html": rules_html(rules.describe()),
+        "all_rules_html": all_rules_html(rules),
         "hand_words": hand_row_words_json(),
         "players": players,
         "hollywood": hollywood,
@@ -298,6 +321,7 @@ def _sheet_body_context(
         **viewer,
         "time_note": _time_note(session, len(hands)),
         "form": form,
+        "blank_fields": blank_fields,
         "preview": preview,
         "preview_ok": preview_ok,
         "saved": saved,

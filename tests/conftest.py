@@ -207,9 +207,13 @@ def _no_lockout_or_rate_limits(request, settings):
 
 @pytest.fixture(autouse=True)
 def _each_test_starts_with_no_part_rendered():
-    """Live parts are cached per process by their versions (scoring/parts.py): a part an earlier test drew
-    is not this test's, whatever ids its database re-used."""
+    """Live parts and scoresheets are cached per process by their versions (scoring/parts.py, kept_sheet.py),
+    and the sheet's rows and boards by what they show (scoresheet.py): a part an earlier test drew is not this test's,
+    whatever ids its database re-used."""
+    from scoring.scoresheet import forget_written
+
     caches["parts"].clear()
+    forget_written()
 
 
 @pytest.fixture(autouse=True)

@@ -159,3 +159,45 @@ def test_a_change_made_elsewhere_shows_on_the_next_load(sitting):
     Player.objects.filter(pk=game.player_two_id).update(name="Robert")
     page = client.get(url).content.decode()
     assert "Robert" in page and ">Bob<" not in page
+
+
+def _fresh(client, url: str) -> str:
+    """``url`` with nothing written before: no kept sheet, no row or board kept."""
+    from django.core.cache import caches
+
+    from scoring.scoresheet import forget_written
+
+    caches["parts"].clear()
+    forget_written()
+    return _normal(client.get(url).content.decode())
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_rows_and_boards_written_before_are_what_the_sheet_writes_anew(sitting, language):
+    game, client = sitting
+    client.cookies["django_language"] = language
+    url = reverse("game", args=[game.pk])
+    client.get(url)  # every row, board and head written and kept
+    # Hand 3 corrected: it and every later row's running totals move, and the boards with them.
+    hand = game.hands.get(number=3)
+    services.hand_edit(hand=hand, ending="gin", by=game.player_one_id, defender_deadwood=30)
+    after_correction = _normal(client.get(url).content.decode())
+    assert after_correction == _fresh(client, url)
+    # A rename: every row naming the player says the new name.
+    client.get(url)
+    Player.objects.filter(pk=game.player_two_id).update(name="Robert")
+    renamed = _normal(client.get(url).content.decode())
+    assert renamed == _fresh(client, url)
+    assert "Bob" not in renamed
+
+
+def test_the_blank_forms_fields_follow_the_entry_and_the_hand_expected(sitting, settings):
+    game, client = sitting
+    url = reverse("game", args=[game.pk])
+    settings.PART_CACHE_ENTRIES = 0
+    whole = {query: _normal(client.get(url + query).content.decode()) for query in ("", "?cards=1")}
+    settings.PART_CACHE_ENTRIES = 2000  # kept from here on (a setting changed forgets what was written)
+    for query in ("", "?cards=1", ""):  # typed, then card by card, then typed again: each its own fields
+        assert _normal(client.get(url + query).content.decode()) == whole[query]
+    services.hand_record(game=game, recorded_by=None, ending="gin", by=game.player_one_id, defender_deadwood=3)
+    assert 'name="expected_number" value="10"' in client.get(url).content.decode()
