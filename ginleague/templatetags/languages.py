@@ -25,5 +25,7 @@ def languages_by_own_name() -> list[tuple[str, str]]:
 @register.filter
 def named_next(query) -> str | None:
     """``query.next`` (a request's GET: the last "next" given, None without one), asked as the QueryDict asks: the
-    template's own lookup failed its dictionary try first and then listed every attribute of the QueryDict (dir())."""
-    return query.get("next")
+    template's own lookup failed its dictionary try first and then listed every attribute of the QueryDict (dir()).
+    A page drawn without a request (the server error page) has no query: None, as the lookup gave."""
+    get = getattr(query, "get", None)
+    return get("next") if get is not None else None
