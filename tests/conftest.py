@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from django.conf import global_settings
 from django.core.cache import caches
+from django.core.management.base import CommandError
 from django.db.models.sql.compiler import SQLCompiler
+from django.test.testcases import TransactionTestCase
 from django.test.utils import override_settings
 from django.utils import translation
 
@@ -172,8 +174,29 @@ def _tables_emptied_by_delete():
         return ["SET CONSTRAINTS ALL DEFERRED", *(f"DELETE FROM {self.quote_name(table)}" for table in tables)]
 
     DatabaseOperations.sql_flush = sql_flush
+    emptied = TransactionTestCase._fixture_teardown
+    TransactionTestCase._fixture_teardown = _flushed_again_after_a_deadlock(emptied)
     yield
     DatabaseOperations.sql_flush = truncate
+    TransactionTestCase._fixture_teardown = emptied
+
+
+def _flushed_again_after_a_deadlock(teardown):
+    """The emptying, tried again when PostgreSQL ended it to break a deadlock: unlike TRUNCATE, which waits for
+    every table, DELETE takes row locks one table after another, and a request that a closed page left in the
+    live server (its transaction holding a game's row and wanting rows the DELETEs hold) can deadlock with it.
+    PostgreSQL then aborts one of the two; the request finishes, and the emptying goes through the next time."""
+
+    def teardown_again_after_a_deadlock(self):
+        for attempt in range(3):
+            try:
+                return teardown(self)
+            except CommandError as refusal:
+                cause = refusal.__cause__
+                if attempt == 2 or getattr(getattr(cause, "__cause__", cause), "sqlstate", None) != "40P01":
+                    raise
+
+    return teardown_again_after_a_deadlock
 
 
 @pytest.fixture(scope="session", autouse=True)
