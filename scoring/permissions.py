@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
@@ -90,8 +90,12 @@ def player_user_ids(game) -> tuple[int | None, ...]:
 
 
 def played_by_q(user) -> Q:
-    """Games a player of account ``user`` (an account or its id) plays in: either seat of two, or any of four."""
-    return Q(player_one__user=user) | Q(player_two__user=user) | Q(player_three__user=user) | Q(player_four__user=user)
+    """Games a player of account ``user`` (an account or its id) plays in: either seat of two, or any of four.
+    The account's player (an account has one) is a subquery compared with each seat, not a join of the players
+    and their accounts per seat: with the seats' names, that made a nine-table join that PostgreSQL took
+    30-70 ms to plan on every home page at 100,000 games."""
+    player = Subquery(Player.objects.filter(user=user).values("pk")[:1])
+    return Q(player_one_id=player) | Q(player_two_id=player) | Q(player_three_id=player) | Q(player_four_id=player)
 
 
 def edit_refusal(user, game) -> str:

@@ -72,15 +72,12 @@ _LISTED = ("pk", "over", "created_at", "rules", "margin", "hand_count", "winner_
 
 
 def _own_games(user_id: int, limit: int = 50):
-    """The statement behind ``own_games``: the account's player is a subquery compared with each seat (an
-    account has one player; one index a seat), and the players' names are subqueries. Joining the players
-    and the seats' accounts made a nine-table join that PostgreSQL took 30-70 ms to plan on every visit at
-    100,000 games, and whose plan walked a club's whole history for a member with a few hundred games."""
+    """The statement behind ``own_games``: the games the account started or its player plays in
+    (``played_by_q``), and the players' names as subqueries. Joining the players for their names made a
+    nine-table join that PostgreSQL took 30-70 ms to plan on every visit at 100,000 games, and whose plan
+    walked a club's whole history for a member with a few hundred games."""
     user = get_user_model()(pk=user_id)
-    account_player = Subquery(Player.objects.filter(user_id=user_id).values("pk")[:1])
-    mine = Q(created_by_id=user_id)
-    for seat in SEATS:
-        mine |= Q(**{f"{seat}_id": account_player})
+    mine = Q(created_by_id=user_id) | played_by_q(user_id)
     named = (*SEATS, "winner", "next_dealer")
     names = {f"{seat}_name": Subquery(Player.objects.filter(pk=OuterRef(seat)).values("name")) for seat in named}
     games = Game.objects.filter(visible_game_q(user)).filter(mine).annotate(**names)
