@@ -59,12 +59,14 @@
     });
   }
 
-  function networkFirst(request, keep) {
+  function networkFirst(event, keep) {
+    var request = event.request;
     return fetch(request).then(function (response) {
       var html = (response.headers.get("Content-Type") || "").indexOf("text/html") === 0;
       if (response.ok && response.type === "basic" && !response.redirected && (html || request.mode !== "navigate")) {
         var copy = response.clone();
-        caches.open(PAGES).then(function (cache) { cache.put(keep || request, copy); });
+        // Kept while the page already has its answer; the worker is not stopped before the copy is written.
+        event.waitUntil(caches.open(PAGES).then(function (cache) { return cache.put(keep || request, copy); }));
       }
       return response;
     }).catch(function () {
@@ -110,12 +112,12 @@
     var url = new URL(request.url);
     if (url.origin !== self.location.origin) { return; }
     if (isStatic(url)) { event.respondWith(staleWhileRevalidate(event)); return; }
-    if (isGameApi(url)) { event.respondWith(networkFirst(request, url.origin + url.pathname)); return; }
-    if (isCatalog(url)) { event.respondWith(networkFirst(request, url.href)); return; }
+    if (isGameApi(url)) { event.respondWith(networkFirst(event, url.origin + url.pathname)); return; }
+    if (isCatalog(url)) { event.respondWith(networkFirst(event, url.href)); return; }
     if (isKeptPage(request, url)) {
       // htmx requests are fragments: never stand in for a whole page.
       if (request.headers.get("HX-Request")) { return; }
-      event.respondWith(networkFirst(request, url.origin + url.pathname + url.search));
+      event.respondWith(networkFirst(event, url.origin + url.pathname + url.search));
     }
   });
 

@@ -257,6 +257,26 @@ def sign_in(page, base_url: str, username: str) -> None:
     page.context.add_cookies([cookie])
 
 
+KEPT_BY_THE_WORKER = """async () => {
+    const catalog = document.querySelector('script[src^="/jsi18n/"]');
+    const wanted = [location.href.split('#')[0]];
+    if (catalog) { wanted.push(new URL(catalog.getAttribute('src'), location.href).href); }
+    for (let tries = 0; tries < 400; tries++) {
+        const hits = await Promise.all(wanted.map((url) => caches.match(url)));
+        if (hits.every(Boolean)) { return true; }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return 'not kept after 10 s: ' + wanted.join(', ');
+}"""
+
+
+def kept_by_worker(page) -> None:
+    """Wait until the service worker holds this page and its language catalog. It writes its copies as it
+    hands the answers on, a moment after the page has them: a test that cuts the network at once (under a
+    loaded machine) could otherwise find nothing kept, as a phone switched to flight mode that instant would."""
+    assert page.evaluate(KEPT_BY_THE_WORKER) is True
+
+
 # Screenshots are for looking at the pages (`make screenshots`); a plain run takes none but a failed test's
 # (_leave_evidence): drawing and encoding a full page costs about 0.3 s of CPU, and a run took over a hundred.
 SCREENSHOTS = os.environ.get("GINLEAGUE_SCREENSHOTS", "") not in ("", "0")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PHONE, sign_in
+from tests.browser.conftest import PHONE, kept_by_worker, sign_in
 from tests.browser.test_offline import ready
 from tests.factories import UserFactory
 
@@ -32,7 +32,7 @@ def seen_once_then_offline(page, url: str) -> None:
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
     ready(page)
-    page.wait_for_load_state("networkidle")
+    kept_by_worker(page)
     page.context.set_offline(True)
     page.goto(url)
 
@@ -54,7 +54,7 @@ def test_a_german_phone_keeps_german_offline_and_a_footer_switch_to_spanish_too(
     page.locator("footer button[type=submit]").click()
     page.wait_for_url(f"{live_server.url}/players/")
     expect(page.locator("html")).to_have_attribute("lang", "es")
-    page.wait_for_load_state("networkidle")
+    kept_by_worker(page)
     page.context.set_offline(True)
     page.reload()
     expect(page.locator("html")).to_have_attribute("lang", "es")

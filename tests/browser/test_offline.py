@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from scoring import services
 from scoring.engine.record import parse_record
 from scoring.models import FactChange, Game, Hand
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, screenshot, sign_in
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, kept_by_worker, screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand
 from tests.factories import PlayerFactory, UserFactory, make_game
 
@@ -35,6 +35,7 @@ def open_sheet(page, base_url: str, game: Game) -> None:
     # The worker keeps the page and the game's facts when it sees them: look once more through it.
     page.reload()
     ready(page)
+    kept_by_worker(page)
 
 
 def totals(page) -> list[str]:

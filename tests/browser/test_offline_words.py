@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from scoring.models import FactChange, Hand
-from tests.browser.conftest import screenshot, sign_in
+from tests.browser.conftest import kept_by_worker, screenshot, sign_in
 from tests.browser.test_kitchen import enter_hand, pick
 from tests.browser.test_offline import open_sheet, save_offline
 from tests.factories import PlayerFactory, UserFactory, make_game
@@ -110,7 +110,7 @@ def test_a_page_not_kept_is_named_by_its_title_and_lists_only_what_was_kept(new_
     page.goto(f"{live_server.url}/")
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
-    page.wait_for_load_state("networkidle")
+    kept_by_worker(page)
     page.context.set_offline(True)
     page.locator("header.site nav").get_by_role("link", name="Players").click()
     section = page.locator("#not-kept")
