@@ -52,9 +52,15 @@ VERSION = 1
 # Apps whose every model is kept, and single models kept from Django's own apps.
 WHOLE_APPS = ("players", "scoring")
 EXTRA_MODELS = ("auth.Group", "auth.User", "admin.LogEntry")
-# Replays of recent API writes (not data), and the standings lines and totals and partnership deals
-# (derived: game_recompute writes them again).
-LEFT_OUT = {"scoring.IdempotentRequest", "scoring.StandingLine", "scoring.StandingTotal", "scoring.Deal"}
+# Replays of recent API writes (not data), and the standings lines and totals, the seasons' counts of changes
+# to their results and partnership deals (derived: game_recompute writes them again).
+LEFT_OUT = {
+    "scoring.IdempotentRequest",
+    "scoring.StandingLine",
+    "scoring.StandingTotal",
+    "scoring.SeasonResults",
+    "scoring.Deal",
+}
 # Rows a freshly migrated install may already hold; restore replaces them.
 REPLACEABLE = {"players.SiteSettings"}
 # Only some rows of a model, those whose field is set: an invitation link not yet used is a live credential

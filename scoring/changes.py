@@ -43,7 +43,7 @@ from django.db import DatabaseError, connections
 from django.db.models import Count, Max, Sum
 
 from ginleague import numbers
-from scoring.models import Game, SwissRound
+from scoring.models import Game, Season, SeasonResults, SwissRound
 from scoring.prepared import Prepared
 
 CHANNEL = "ginleague_changes"  # season:<id>: a game of the season changed
@@ -230,6 +230,59 @@ def season_versions_sql() -> str:
         "WHERE published AND season_id = ANY(%s) GROUP BY season_id"
         ") AS versions GROUP BY season_id"
     )
+
+
+# --- a club's counted results: what its ratings are computed from ----------------------------------
+
+
+def count_results_change(*, season_id: int) -> None:
+    """Add one to ``season_id``'s count of changes to its counted results, in the caller's transaction
+    (the row written the first time). ``scoring.services.standing_totals_write`` calls it: every change of
+    a counted result rewrites its season's totals, in the transaction of the change; and a merge of
+    players (``scoring.merge``), which moves the totals to the kept record without rewriting them.
+
+    A row per season, not per club or per game: a reader reads a row per season of a club, not a pass
+    over its games (at 100,000 games that pass was most of a profile's database time, issue 40). The row
+    is locked from here to the commit, after the game's own lock: a result confirmed or corrected waits
+    for another of the season's to commit, hands of games in play (no counted result) never do.
+    """
+    with connections["default"].cursor() as cursor:
+        cursor.execute(_results_change_sql(), [season_id])
+
+
+@functools.cache
+def _results_change_sql() -> str:
+    quote = connections["default"].ops.quote_name
+    table, season, count = (
+        quote(SeasonResults._meta.db_table),
+        quote(SeasonResults._meta.get_field("season").column),
+        quote("changes"),
+    )
+    # PostgreSQL and SQLite (3.24+) both: the row inserted, or counted up when it is there.
+    return (
+        f"INSERT INTO {table} ({season}, {count}) VALUES (%s, 1) "  # noqa: S608
+        f"ON CONFLICT ({season}) DO UPDATE SET {count} = {table}.{count} + 1"
+    )
+
+
+def club_results_versions(club_ids) -> dict[int, str]:
+    """A short text per club that changes with every committed change of its counted results (one query).
+
+    Each of the club's seasons as (id, creation stamp, count of changes): a season added, deleted or moved to
+    another club changes the list, a result confirmed, reopened, corrected, voided or merged counts up its
+    season's changes. The creation stamp tells apart a season whose id the database gave again (SQLite's
+    ids come back after a rollback).
+    """
+    ids = list(club_ids)
+    versions: dict[int, list[str]] = {club_id: [] for club_id in ids}
+    rows = (
+        Season.objects.filter(club_id__in=ids)
+        .order_by("pk")
+        .values_list("club_id", "pk", "created_at", "results__changes")
+    )
+    for club_id, season_id, created_at, counted in rows:
+        versions[club_id].append(f"{season_id}.{_stamp(created_at)}.{counted or 0}")
+    return {club_id: ",".join(seasons) for club_id, seasons in versions.items()}
 
 
 # --- a game's version: changes with every hand, correction, set-aside, confirmation and dispute --------

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy
 
 from players.models import Membership, Player, Role
 from scoring.audit import audit_record
-from scoring.changes import notify_change
+from scoring.changes import count_results_change, notify_change
 from scoring.models import FactChange, Game, Season
 from scoring.permissions import refuse_closed_season
 
@@ -174,7 +174,7 @@ def player_merge(*, keep: Player, drop: Player, merged_by=None) -> MergeResult:
             keep.user_id = user_id
             keep.save(update_fields=["user"])
         drop.delete()
-        # A new updated_at moves every season's version, so cached standings, ratings and walls refresh.
+        # A new updated_at moves every season's version, so cached standings and walls refresh.
         Game.objects.filter(pk__in=game_ids).update(updated_at=timezone.now())
         games = list(Game.objects.filter(pk__in=game_ids).order_by("pk"))
         for game in games:
@@ -190,4 +190,7 @@ def player_merge(*, keep: Player, drop: Player, merged_by=None) -> MergeResult:
                 ),
             )
             notify_change(game=game)
+        # Their seasons' counted results now name the kept record: the ratings of its clubs are computed again.
+        for season_id in sorted({game.season_id for game in games if game.season_id is not None}):
+            count_results_change(season_id=season_id)
     return MergeResult(kept=keep, dropped_name=dropped_name, games=len(games), rows=rows)

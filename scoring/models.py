@@ -592,6 +592,22 @@ class StandingTotal(models.Model):
         return f"{self.season_id}: player {self.player_id}"
 
 
+class SeasonResults(models.Model):
+    """How many times the counted results of a season (its confirmed, finished games) changed.
+
+    Derived: one more in the transaction of every rewrite of the season's standings totals
+    (``scoring.services.standing_totals_write``: a result confirmed, reopened, corrected, voided or
+    deleted, a player merged), so a reader learns whether a club's ratings moved from a row per season
+    instead of a pass over every game (``scoring.changes.club_results_versions``).
+    """
+
+    season = models.OneToOneField(Season, primary_key=True, on_delete=models.CASCADE, related_name="results")
+    changes = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.season_id}: {self.changes} changes"
+
+
 class SwissEntry(models.Model):
     """A player of a Swiss night: checked in (present), dropped out after a round, a fixed table.
 

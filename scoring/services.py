@@ -24,7 +24,7 @@ from players.models import Player
 from players.services import player_get_or_create
 from scoring import notify, writes
 from scoring.audit import audit_hand_edit, audit_record, game_names, hand_fact_words, hand_summary, outcome_words
-from scoring.changes import notify_change
+from scoring.changes import count_results_change, notify_change
 from scoring.engine.card_facts import CardFactError, check_facts
 from scoring.engine.overrides import read_rules
 from scoring.engine.partnership import PartnershipResult, score_partnership
@@ -427,8 +427,11 @@ def standing_lines_write(*, game: Game, hands: Sequence[Hand] | None = None) -> 
     """
     if hands is None:
         hands = list(Hand.objects.filter(game_id=game.pk).only("winner_id", "result", "by_id"))
-    StandingLine.objects.filter(game_id=game.pk).delete()
-    StandingLine.objects.bulk_create(_standing_lines(game, hands))
+    removed = StandingLine.objects.filter(game_id=game.pk).delete()[0]
+    lines = _standing_lines(game, hands)
+    if not removed and not lines:  # it did not count and does not: its season's totals and results stand
+        return
+    StandingLine.objects.bulk_create(lines)
     if game.season_id is not None:
         standing_totals_write(season_id=game.season_id, player_ids=(game.player_one_id, game.player_two_id))
 
@@ -437,7 +440,12 @@ LINE_FIGURES = ("won", "lost", "drawn", "net", "hands_won", "gins", "undercuts_g
 
 
 def standing_totals_write(*, season_id: int, player_ids=None, apps=None) -> None:
-    """Rewrite the season totals of ``player_ids`` (all the season's players if None) from their lines."""
+    """Rewrite the season totals of ``player_ids`` (all the season's players if None) from their lines.
+
+    Every change of the season's counted results comes here in its transaction, and so counts one more
+    change of them (``changes.count_results_change``: the version its club's ratings are cached by).
+    Not for a migration's historical models (``apps``), which come before that count.
+    """
     models = apps or django_apps
     line_model, total_model = models.get_model("scoring", "StandingLine"), models.get_model("scoring", "StandingTotal")
     lines, totals = line_model.objects.filter(season_id=season_id), total_model.objects.filter(season_id=season_id)
@@ -459,6 +467,8 @@ def standing_totals_write(*, season_id: int, player_ids=None, apps=None) -> None
         )
         for row in summed
     )
+    if apps is None:
+        count_results_change(season_id=season_id)
 
 
 def standing_lines_rebuild(*, apps=None, batch: int = 2000, totals: bool = True) -> int:

@@ -13,6 +13,7 @@ from scoring.models import FactChange, Fixture, Game, Hand, Season
 from scoring.stats.selectors import club_ratings
 from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.league_setup import gin, make_club, make_user, start_and_finish
+from tests.test_stats import shown_rating
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +55,21 @@ def test_merge_moves_everything_to_the_kept_record_with_an_audit_line(typed_twic
     assert len(ratings.history[daniel.pk]) == 2 and dan.pk not in ratings.current
     # The kept record's profile now counts the games of both.
     assert Game.objects.filter(player_one=daniel).count() + Game.objects.filter(player_two=daniel).count() == 3
+
+
+def test_the_kept_records_profile_rates_the_games_of_both_at_once(typed_twice, client):
+    """Daniel beat Quinn in the autumn (1516); Dan lost to Pat in the spring: merged, Daniel's rating takes
+    that loss too, at 1516 v 1500 (expected 0.52301: -16.74), on the next view of the profile."""
+    cast, dan, daniel, *_ = typed_twice
+    assert shown_rating(client, daniel, cast.club) == (
+        "1516",
+        "Elo, from 1 confirmed game in the order they finished.",
+    )  # and so kept by this process
+    player_merge(keep=daniel, drop=dan, merged_by=cast.owner)
+    assert shown_rating(client, daniel, cast.club) == (
+        "1499",
+        "Elo, from 2 confirmed games in the order they finished.",
+    )
 
 
 def test_merge_keeps_the_higher_role_and_moves_a_guest_invitation(typed_twice):

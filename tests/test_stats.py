@@ -2,8 +2,12 @@
 worked out by hand from the rule book (standard rules: gin 25, undercut 25, box 25, game 100,
 shutout 100, target 100)."""
 
+import threading
+
 import pytest
 from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+from django.db.models import Q
 from django.urls import reverse
 
 from scoring import services
@@ -19,7 +23,7 @@ from scoring.stats.selectors import (
     player_stats,
 )
 from tests.factories import PlayerFactory, make_game
-from tests.league_setup import make_club, play
+from tests.league_setup import make_club, play, start_and_finish
 
 pytestmark = pytest.mark.django_db
 
@@ -203,6 +207,76 @@ def test_profile_shows_the_rating_and_its_chart(client):
     assert f'data-club="{cast.club.slug}">1516<' in text
     assert "<svg" in text and "Rating history in Chart Club" in text
     assert "<script" not in text.split("<main", 1)[1]  # the chart is plain SVG
+
+
+def shown_rating(client, player, club) -> tuple[str, str]:
+    """The rating ``player``'s profile shows in ``club`` and the line saying how many games it counts."""
+    page = client.get(reverse("stats:profile", args=[player.pk])).content.decode()
+    rating, after = page.split(f'data-club="{club.slug}">')[1].split("<", 1)
+    return rating, after.split('<p class="help">')[1].split("<")[0]
+
+
+def test_the_profile_rating_follows_every_change_of_a_confirmed_result(client):
+    """The ratings are kept per process between changes: each change below shows on the next view.
+    Figures as worked out above (K = 32, from 1500); Pat then beats Gus at 1516 v 1500: expected 0.52301,
+    +32 * 0.47699 = 15.26 -> 1531.26."""
+    cast = make_club(name="Kept Club")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(club=cast.club, name="League", players=[pat, quinn, cast.guest])
+
+    def fixture(one, two):
+        return season.fixtures.get(Q(home=one, away=two) | Q(home=two, away=one))
+
+    first = start_and_finish(fixture(pat, quinn), pat, started_by=cast.player)
+    assert shown_rating(client, pat, cast.club) == ("1500", "Elo, from 0 confirmed games in the order they finished.")
+    league.game_confirm(game=first, confirmed_by=cast.rival)
+    assert shown_rating(client, pat, cast.club) == ("1516", "Elo, from 1 confirmed game in the order they finished.")
+
+    # An organiser's correction: Quinn won it after all (the result stays confirmed).
+    hand = Hand.objects.get(game=first, number=1)
+    services.hand_edit(hand=hand, ending="gin", by=quinn, defender_deadwood=80, edited_by=cast.owner, reason="Q")
+    assert shown_rating(client, pat, cast.club)[0] == "1484"
+
+    # A player's correction reopens the result: it no longer counts until it is confirmed again.
+    hand.refresh_from_db()
+    services.hand_edit(hand=hand, ending="gin", by=pat, defender_deadwood=80, edited_by=cast.player, reason="P")
+    assert shown_rating(client, pat, cast.club) == ("1500", "Elo, from 0 confirmed games in the order they finished.")
+    league.game_confirm(game=first, confirmed_by=cast.rival)
+    assert shown_rating(client, pat, cast.club)[0] == "1516"
+
+    # A new confirmed game, then voided by an organiser who did not play: gone from the ratings.
+    second = start_and_finish(fixture(pat, cast.guest), pat, started_by=cast.player, confirm_by=cast.admin)
+    assert shown_rating(client, pat, cast.club) == ("1531", "Elo, from 2 confirmed games in the order they finished.")
+    assert shown_rating(client, cast.guest, cast.club)[0] == "1485"
+    league.game_void(game=second, voided_by=cast.owner, reason="Played by the wrong pair")
+    assert shown_rating(client, pat, cast.club) == ("1516", "Elo, from 1 confirmed game in the order they finished.")
+    assert shown_rating(client, cast.guest, cast.club)[0] == "1500"
+
+
+@pytest.mark.django_db(transaction=True)  # the other connection sees what this one commits, and back
+def test_the_profile_rating_follows_a_result_confirmed_on_another_connection(client):
+    """Another server process confirms the result (here a thread with its own database connection): this
+    process's kept ratings are not used once it has committed."""
+    cast = make_club(name="Two Servers")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(
+        club=cast.club, name="Open", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+    game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player)
+    play(game, quinn, recorded_by=cast.player)
+    assert shown_rating(client, quinn, cast.club)[0] == "1500"  # kept in this process
+
+    def other_server():
+        try:
+            league.game_confirm(game=game, confirmed_by=cast.admin)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=other_server)
+    thread.start()
+    thread.join()
+    assert shown_rating(client, quinn, cast.club) == ("1516", "Elo, from 1 confirmed game in the order they finished.")
+    assert shown_rating(client, pat, cast.club)[0] == "1484"
 
 
 # The profile's head-to-head loop as templates/stats/profile.html wrote it before issue 40: the reference of

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
+from django.db.models import Avg, Count, Q, QuerySet
 
 from players.models import Club, Membership, Player
 from scoring import changes
@@ -368,22 +368,15 @@ _RATINGS: dict[int, tuple[str, Ratings]] = {}  # club id -> (version, ratings), 
 def cached_club_ratings(clubs: Sequence[Club]) -> list[Ratings]:
     """``club_ratings`` of each club, computed once per change of its confirmed results (per process).
 
-    One query for every club's version; one more for the clubs whose results changed. Kept in
-    this process's memory (not a pickling cache: a big club's history is tens of thousands of points).
+    One query for every club's version (``changes.club_results_versions``: a row per season, counted up
+    in the transaction of every change of its counted results, whichever process made it); one more for
+    the clubs whose results changed. Kept in this process's memory (not a pickling cache: a big club's
+    history is tens of thousands of points).
     """
 
     if not clubs:
         return []
-    versions = {
-        row["season__club_id"]: changes.version_text(row["count"], row["updated"], row["confirmed"], row["changed"])
-        for row in Game.objects.filter(season__club__in=clubs, league_status=LeagueStatus.CONFIRMED)
-        .order_by()
-        .values("season__club_id")
-        .annotate(
-            count=Count("*"), updated=Max("updated_at"), confirmed=Max("confirmed_at"), changed=Sum("change_count")
-        )
-    }
-    wanted = {club.pk: versions.get(club.pk, "none") for club in clubs}
+    wanted = changes.club_results_versions(club.pk for club in clubs)
     missing = [pk for pk, version in wanted.items() if _RATINGS.get(pk, ("",))[0] != version]
     if missing:
         by_club: dict[int, list[tuple]] = {pk: [] for pk in missing}
