@@ -21,6 +21,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, npgettext, override, pgettext
 
+from ginleague import numbers
 from ginleague.forms import _shown
 from scoring.audit import ENDING_WORDS
 from scoring.engine.card_facts import best_play_note
@@ -345,6 +346,14 @@ def sheet_boards(game: Game, session: SessionResult) -> list[dict]:
 # template nodes of the page. Each piece writes, character for character, what game.html wrote with {% translate %}
 # (the words escaped) and {% blocktranslate %} (the words as translated, each {{ value }} in them escaped): tests pin
 # the page's HTML (tests/test_sheet_rows.py).
+
+
+def paths_of(name: str):
+    """``pk -> path`` of a URL taking one whole number, from one ``reverse``: a profile links each opponent (a
+    club's every member, at scale), and reversing each address was a tenth of that page's time."""
+    marker = str(numbers.BIGINT)
+    head, tail = reverse(name, args=[marker]).split(marker)
+    return lambda pk: f"{head}{int(pk)}{tail}"
 
 
 def _shown_figure(value) -> str:

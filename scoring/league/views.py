@@ -49,6 +49,7 @@ from scoring.league.standings import (
     season_left_open,
     season_versions_now,
 )
+from scoring.league.standings_html import standings_rows_html
 from scoring.models import Fixture, Game, Season, SeasonFormat
 from scoring.selectors import games_in_play
 from scoring.views import OPENED_INVITATIONS
@@ -296,7 +297,15 @@ def _standings_html(club: Club, season: Season) -> str:
     def render() -> str:
         standings = current_standings(season, confirmed=confirmed)  # figures kept until a confirmed result changes
         criteria = [RANKING_CRITERIA[name] for name in standings.ranking]
-        context = {"club": club, "season": season, "standings": standings, "criteria": criteria, "version": version}
+        rows = standings_rows_html(standings.rows, swiss=season.format == SeasonFormat.SWISS)
+        context = {
+            "club": club,
+            "season": season,
+            "standings": standings,
+            "standings_rows": rows,
+            "criteria": criteria,
+            "version": version,
+        }
         return render_to_string("league/season_detail.html#standings", context)
 
     return parts.rendered("season-standings", versions=versions, render=render)

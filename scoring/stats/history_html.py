@@ -16,8 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from scoring.scoresheet import _shown_figure
-from scoring.stats.profile_html import paths_of
+from scoring.scoresheet import _shown_figure, paths_of
 
 
 class _Words:

@@ -8,19 +8,9 @@ as ``{{ }}`` shows them, the opponent's address cut from one reverse().
 
 from __future__ import annotations
 
-from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from ginleague import numbers
-from scoring.scoresheet import _shown_figure
-
-
-def paths_of(name: str):
-    """``pk -> path`` of a URL taking one whole number, from one ``reverse``: a profile links each opponent (a
-    club's every member, at scale), and reversing each address was a tenth of that page's time."""
-    marker = str(numbers.BIGINT)
-    head, tail = reverse(name, args=[marker]).split(marker)
-    return lambda pk: f"{head}{int(pk)}{tail}"
+from scoring.scoresheet import _shown_figure, paths_of
 
 
 def head_to_head_html(rows) -> SafeString:
