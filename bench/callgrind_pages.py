@@ -1,0 +1,155 @@
+"""Callgrind instructions per request of bench_pages' pages: the floor, the games list, the new-game page, the sheet.
+
+    .venv/bin/python bench/callgrind_pages.py [--requests 30] [--only floor,home,new,sheet] [--keep DIR]
+
+Builds bench_pages' data (a 60-hand Hollywood sitting and a 60-board partnership game, signed in
+as their scorer) in a throw-away SQLite database, then re-runs itself under
+``valgrind --tool=callgrind --collect-atstart=no``: each page is warmed up (10 requests), then only
+its N requests are counted (callgrind's client requests, from a two-function C helper compiled
+here, turn collection on and off around them) and dumped on their own. Prints instructions per
+request and each page's ratio to the floor (a bare Django GET through the same middleware and
+session). Instruction counts do not depend on the machine's load, unlike bench_pages' times.
+--keep keeps the callgrind files, for ``callgrind_annotate --inclusive=yes FILE`` (C functions
+only: Python's own are not named there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+HELPER_C = r"""
+#include <valgrind/callgrind.h>
+void counting_on(void) { CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; }
+void counting_off(const char *name) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT(name); }
+"""
+PAGES = ("floor", "home", "new", "sheet")
+
+
+def build_helper(workdir: str) -> ctypes.CDLL:
+    source, library = Path(workdir, "counting.c"), Path(workdir, "counting.so")
+    source.write_text(HELPER_C)
+    subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    return ctypes.CDLL(str(library))
+
+
+def set_up_django(workdir: str) -> None:
+    os.environ["DATABASE_URL"] = f"sqlite:///{workdir}/bench.sqlite3"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginleague.settings")
+    import django
+
+    django.setup()
+
+
+def build_data(workdir: str) -> None:
+    """Outside valgrind (it would take minutes there): bench_pages' sitting and partnership game."""
+    set_up_django(workdir)
+    from bench_pages import build_partnership, build_sitting
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    user, _ = build_sitting(60)
+    build_partnership(user, 60)
+
+
+def measure(args) -> None:
+    """Inside valgrind: count each page's requests."""
+    set_up_django(args.workdir)
+    from bench_pages import mount_floor
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from django.urls import reverse
+
+    from scoring.models import Game
+
+    settings.ALLOWED_HOSTS.append("testserver")
+    user = get_user_model().objects.get(username="bench")
+    game = Game.objects.get(player_three__isnull=True)
+    client = Client()
+    client.force_login(user)
+    floor_url, _ = mount_floor()
+    urls = {
+        "floor": floor_url,
+        "home": reverse("home"),
+        "new": reverse("game_new"),
+        "sheet": reverse("game", args=[game.pk]),
+    }
+    helper = build_helper(args.workdir)
+    helper.counting_off.argtypes = [ctypes.c_char_p]
+    for page in args.only:
+        url = urls[page]
+        for _ in range(10):
+            assert client.get(url).status_code == 200
+        helper.counting_on()
+        for _ in range(args.requests):
+            client.get(url)
+        helper.counting_off(page.encode())
+    print("measured", flush=True)
+
+
+def total_instructions(path: Path) -> int:
+    for line in path.read_text().splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise ValueError(f"no totals in {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=30)
+    parser.add_argument("--only", default=",".join(PAGES), help=f"pages, comma-separated, of {','.join(PAGES)}")
+    parser.add_argument("--keep", help="a folder to keep the callgrind files in")
+    parser.add_argument("--build", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--workdir", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.only = [page for page in args.only.split(",") if page]
+    if args.build:
+        build_data(args.workdir)
+        return
+    if args.inside:
+        measure(args)
+        return
+    if "DATABASE_URL" in os.environ:
+        sys.exit("This benchmark builds its own SQLite database; unset DATABASE_URL.")
+    workdir = tempfile.mkdtemp(prefix="ginleague-callgrind-")
+    out = Path(workdir, "callgrind.out")
+    subprocess.run([sys.executable, __file__, "--build", f"--workdir={workdir}"], check=True)
+    command = [
+        "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={out}.%p",
+        sys.executable, __file__, "--inside", f"--workdir={workdir}", f"--requests={args.requests}",
+        f"--only={','.join(args.only)}",
+    ]  # fmt: skip
+    subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+    dumps = {}
+    for path in Path(workdir).glob("callgrind.out.*"):
+        match = re.search(r"^desc: Trigger: Client Request: (\w+)", path.read_text(), re.MULTILINE)
+        if match:
+            dumps[match.group(1)] = path
+    per_request = {page: total_instructions(dumps[page]) / args.requests for page in args.only}
+    print(f"\n{'page':8} {'instructions/request':>22} {'x floor':>8}   ({args.requests} requests each, after 10)")
+    for page, count in per_request.items():
+        ratio = f"{count / per_request['floor']:8.2f}" if "floor" in per_request else ""
+        print(f"{page:8} {count / 1e6:21.2f}M {ratio}")
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+        for page, path in dumps.items():
+            shutil.copy(path, Path(args.keep, f"callgrind.{page}"))
+        print(f"callgrind files in {args.keep}: callgrind_annotate --inclusive=yes {args.keep}/callgrind.<page>")
+    shutil.rmtree(workdir)
+
+
+if __name__ == "__main__":
+    main()
