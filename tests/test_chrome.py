@@ -3,13 +3,18 @@ reaches another: each page carries its own CSRF token, name, path and nonce (iss
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
-from django.template import Context, Engine, TemplateSyntaxError
+from django.contrib.messages import constants
+from django.contrib.messages.storage.base import Message
+from django.contrib.messages.storage.cookie import CookieStorage
+from django.template import Context, Engine, TemplateSyntaxError, engines
 from django.template.defaulttags import URLNode
-from django.test import Client
-from django.urls import reverse
+from django.test import Client, override_settings
+from django.urls import reverse, set_script_prefix
+from django.utils import translation
 
 from tests.factories import UserFactory
 
@@ -135,3 +140,71 @@ def test_each_request_parts_are_rendered_in_place_every_time():
     assert template.render(Context({"name": "a&b", "user": Viewer(), "token": "t1"})) == "<a&amp;b|in:t1>"
     assert template.render(Context({"name": "c", "user": Viewer(), "token": "t2"})) == "<c|in:t2>"
     assert template.render(Context({"name": "d", "user": None, "token": "t3"})) == "<d|>"
+
+
+@functools.cache
+def _templates():
+    """The tags of base.html, and the templates they stand for included: one of each, so that the tags keep what
+    they keep from one rendering to the next, as in base.html."""
+    engine = engines["django"]
+    return (
+        engine.from_string("{% load chrome %}{% messages_box %}|{% language_switch %}"),
+        engine.from_string('{% include "_messages.html" %}|{% include "_language_switch.html" %}'),
+    )
+
+
+def _with_and_without_tags(context: dict, request=None) -> tuple[str, str]:
+    """The footer and the messages' box through the tags of base.html, and through including their templates."""
+    tags, included = _templates()
+    return tags.render(context, request), included.render(context, request)
+
+
+@pytest.mark.parametrize(
+    "address", ["/players/", "/players/?next=/todo/", "/login/?a=1&b=%3Cx%3E", "/players/?next=&next=/x"]
+)
+def test_the_chromes_tags_write_what_including_their_templates_wrote(rf, address):
+    request = rf.get(address)
+    for language in ("en-gb", "de", "fr", "en-gb"):
+        with translation.override(language):
+            for token in ("t0k3n-one", "t0k3n-two", ""):  # each request its own token (or none: no field)
+                tags, included = _with_and_without_tags({"csrf_token": token}, request)
+                assert tags == included
+                assert (f'value="{token}"' in tags) == bool(token)
+            tags, included = _with_and_without_tags({"csrf_token": "t"})  # a page drawn without a request
+            assert tags == included and 'name="next" value=""' in tags
+
+
+def test_the_language_switch_is_kept_per_language_and_script_prefix(rf):
+    request = rf.get("/players/")
+    seen = set()
+    for language, prefix in (("en-gb", "/"), ("de", "/"), ("en-gb", "/under/"), ("de", "/under/"), ("en-gb", "/")):
+        set_script_prefix(prefix)
+        try:
+            with translation.override(language):
+                tags, included = _with_and_without_tags({"csrf_token": "t"}, request)
+        finally:
+            set_script_prefix("/")
+        assert tags == included
+        seen.add(tags)
+    assert len(seen) == 4  # each language and prefix its own switch
+    # A changed setting (the languages offered) is shown at once.
+    with override_settings(LANGUAGES=[("en-gb", "English"), ("nl", "Nederlands")]):
+        tags, included = _with_and_without_tags({"csrf_token": "t"}, request)
+    assert tags == included and "Nederlands" in tags and "Deutsch" not in tags
+
+
+def test_the_messages_box_shows_a_message_and_an_htmx_swap(rf):
+    shown = [Message(constants.ERROR, "The game is <over>")]
+    for context in ({"messages": shown}, {"messages": [], "oob": True}, {"messages": shown, "oob": True}, {}):
+        tags, included = _with_and_without_tags({"csrf_token": "t", **context}, rf.get("/"))
+        assert tags == included
+    tags, _ = _with_and_without_tags({"csrf_token": "t", "messages": shown}, rf.get("/"))
+    assert "The game is &lt;over&gt;" in tags
+
+
+def test_a_page_shows_the_message_left_for_it_once(rf):
+    client = signed_in(UserFactory())
+    client.cookies["messages"] = CookieStorage(rf.get("/"))._encode([Message(constants.ERROR, "Refused: <why>")])
+    page = client.get(reverse("player_list")).content.decode()
+    assert '<ul class="messages" role="status"><li class="error">Refused: &lt;why&gt;</li></ul>' in page
+    assert '<div id="messages"></div>' in client.get(reverse("player_list")).content.decode()  # said once
