@@ -12,6 +12,7 @@ character what the templates wrote (tests/test_new_game_html.py renders both).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from weakref import WeakKeyDictionary
 
 from django import forms
@@ -72,6 +73,8 @@ class _Words:
     versus: str  # "%(one)s v %(two)s"
     change_rules: str  # "Change the rules for %(one)s v %(two)s"
     change: str  # escaped
+    # An unbound form's fields by its initial values (new_game_fields): the page as a GET offers it.
+    unbound: dict = dataclass_field(default_factory=dict, compare=False)
 
 
 # Written once per language per process: one table per translation catalog (a language, or a test's
@@ -186,9 +189,35 @@ def _safe(html: str) -> SafeString:
     return mark_safe(html)  # noqa: S308 - every text in it was escaped above (labels, values, errors, choices)
 
 
+# Unbound forms' fields kept per language: the initial values are the last game's rules (and with ?from=, its
+# players' names), so there are as many as games differ; the oldest go first past this many.
+UNBOUND_KEPT = 256
+
+
 def new_game_fields(form: NewGameForm) -> dict[str, SafeString | bool]:
     """The form's fields as the new-game page places them: each seat's box, the pickers, the preset, the
-    Hollywood box, the overrides (and whether they open: one is set or refused)."""
+    Hollywood box, the overrides (and whether they open: one is set or refused).
+
+    An unbound form's (every GET's) depend only on the language and its initial values: written once per
+    language and initial values, the first time they are asked for (a form given values that are no key, not
+    kept)."""
+    if form.is_bound:
+        return fields_written(form)
+    words = _words()
+    try:
+        key = tuple(sorted(form.initial.items()))
+        kept = words.unbound.get(key)
+    except TypeError:  # a value that cannot be a key
+        return fields_written(form)
+    if kept is None:
+        if len(words.unbound) >= UNBOUND_KEPT:
+            del words.unbound[next(iter(words.unbound))]
+        kept = words.unbound[key] = fields_written(form)
+    return dict(kept)
+
+
+def fields_written(form: NewGameForm) -> dict[str, SafeString | bool]:
+    """new_game_fields, written anew."""
     fixed, errors = _words().fields, form.errors
     values = {name: _value(form, name) for name in form.fields}
     said = {name: [conditional_escape(error) for error in errors[name]] for name in errors}

@@ -226,3 +226,30 @@ def test_play_again_offers_the_latest_game_of_each_set_of_players_five_at_most()
     assert [game.pk for game in sittings] == [played.pk, games[7].pk, games[6].pk, games[3].pk, games[2].pk]
     assert (sittings[0].player_one.name, sittings[0].player_two.name) == ("Rival 0 <&>", "Me")
     assert sittings[1].rule_set.preset == "standard" and sittings[1].player_three is None
+
+
+def test_an_unbound_forms_fields_are_kept_per_language_and_initial_values():
+    """Every GET's form is written once per language and initial values: what is kept reads as the form written
+    anew, whichever language and last game came before it."""
+    from django.utils import translation
+
+    from scoring.forms import NewGameForm
+    from scoring.new_game_html import fields_written, new_game_fields
+
+    initials = [
+        {},
+        {"preset": "hollywood", "hollywood": True},
+        {"preset": "standard", "hollywood": True, "rule_target": 250, "rule_big_gin_bonus": "off",
+         "rule_shutout_mode": "double_total", "rule_spade_double": "yes"},
+        {"player_one": "O'Brien & <b>Bob</b>", "player_two": "Ann", "player_three": "Cat", "player_four": 'Dan "x"',
+         "preset": "partnership", "hollywood": False, "partner_opponents": "alternate"},
+        {"preset": "oklahoma", "hollywood": False},
+    ]  # fmt: skip
+    written = set()
+    for language in ("en", "de", "en", "de"):
+        with translation.override(language):
+            for initial in initials:
+                kept = new_game_fields(NewGameForm(initial=initial))
+                assert kept == fields_written(NewGameForm(initial=initial)), (language, initial)
+                written.add(tuple(kept.values()))
+    assert len(written) == 2 * len(initials)  # each language and last game its own
