@@ -253,6 +253,14 @@ def test_the_profile_rating_follows_every_change_of_a_confirmed_result(client):
     assert shown_rating(client, cast.guest, cast.club)[0] == "1500"
 
 
+def test_a_member_of_a_club_without_seasons_is_rated_from_no_games(client):
+    cast = make_club(name="New Club")
+    assert shown_rating(client, cast.player_of(cast.player), cast.club) == (
+        "1500",
+        "Elo, from 0 confirmed games in the order they finished.",
+    )
+
+
 @pytest.mark.django_db(transaction=True)  # the other connection sees what this one commits, and back
 def test_the_profile_rating_follows_a_result_confirmed_on_another_connection(client):
     """Another server process confirms the result (here a thread with its own database connection): this

@@ -377,7 +377,7 @@ def cached_club_ratings(clubs: Sequence[Club]) -> list[Ratings]:
     if not clubs:
         return []
     wanted = changes.club_results_versions(club.pk for club in clubs)
-    missing = [pk for pk, version in wanted.items() if _RATINGS.get(pk, ("",))[0] != version]
+    missing = [pk for pk, version in wanted.items() if _RATINGS.get(pk, (None,))[0] != version]
     if missing:
         by_club: dict[int, list[tuple]] = {pk: [] for pk in missing}
         rows = _confirmed(Q(season__club_id__in=missing)).values_list(
