@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 
 from django.db import connections, router
 from django.db.models import QuerySet
-from django.db.models.query import FlatValuesListIterable, ValuesListIterable
+from django.db.models.query import (
+    DEFAULT_FETCH_MODE,
+    FlatValuesListIterable,
+    ModelIterable,
+    ValuesListIterable,
+    _get_from_db,
+)
 from django.db.models.sql.query import Query
 
 _INT_STAND_IN = -918_273_645  # ints far from any id, count or constant of the project's queries
@@ -61,6 +67,9 @@ class _Statement:
     composite: bool  # any composite primary key among the columns (the compiler asks on every iteration)
     iterable: type  # what a row becomes: a model, or a values_list()'s tuple or value
     fields: tuple | None  # a values_list()'s names
+    # A read of one model's own columns (no select_related, annotation or prefetch): its columns' attribute names
+    # in the row (ModelIterable's init_list), for making each model at once; None for any other read.
+    own_columns: tuple | None
     # Each connection's converters of the columns (dates, decimals, booleans on SQLite): asking every column's
     # field and the backend for them was a third of a prepared read's time. Per connection: the backend's are
     # its own bound methods, and a server thread has its own connection.
@@ -140,7 +149,20 @@ class Prepared:
                 name: getattr(compiler, name)
                 for name in ("select", "klass_info", "annotation_col_map", "col_count", "has_extra_select")
             }
+            klass_info = compiler.klass_info
+            own_columns = None
+            if (
+                queryset._iterable_class is ModelIterable
+                and klass_info is not None
+                and klass_info["model"] is self.model
+                and not klass_info.get("related_klass_infos")
+                and not compiler.annotation_col_map
+                and not queryset._prefetch_related_lookups
+                and list(klass_info["select_fields"]) == list(range(compiler.col_count))
+            ):
+                own_columns = tuple(column[0].target.attname for column in compiler.select[: compiler.col_count])
             statement = _Statement(
+                own_columns=own_columns,
                 query=prepared,
                 sql=sql,
                 params=tuple(params),
@@ -184,6 +206,14 @@ class Prepared:
             # A values_list()'s rows, once this connection's converters are known (the first read's compiler
             # asked for them): converted as the compiler's results_iter does, without a queryset around them.
             return _converted(rows, converters, connection, flat=statement.iterable is FlatValuesListIterable)
+        if statement.own_columns is not None and converters is not None and not DEFAULT_FETCH_MODE.track_peers:
+            # One model's own columns: each row made into the model as ModelIterable makes it (converted, then
+            # from_db), without the queryset and compiler around them.
+            from_db = _get_from_db(self.model, DEFAULT_FETCH_MODE)
+            return [
+                from_db(alias, statement.own_columns, row)
+                for row in _converted(rows, converters, connection, flat=False)
+            ]
         query = copy.copy(statement.query)
         query.prepared_values = params
         query.prepared_rows = [rows]

@@ -17,7 +17,7 @@ from django.urls import reverse
 from scoring import services
 from scoring.league import services as league
 from scoring.selectors import own_games, todo_for
-from tests.factories import PlayerFactory, make_game
+from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.league_setup import make_club, play
 
 pytestmark = pytest.mark.django_db
@@ -94,6 +94,39 @@ def test_a_prepared_values_list_answers_what_its_queryset_does():
     for _ in range(2):  # the first read asks for the converters, the second uses them
         assert rows(pk=game.pk) == expected
         assert names(pk=game.pk) == [game.player_two.name]
+
+
+def test_a_prepared_read_of_a_models_own_columns_answers_what_its_queryset_does():
+    """Models of one model's own columns (made at once from the rows, once the converters are known) are the
+    queryset's own: every field's value converted (an aware time, a JSON dict, a boolean), read from the database,
+    saved again as an update; and an account read as the sign-in reads it."""
+    from django.contrib.auth import get_user_model
+
+    from ginleague.auth import _account_by_id
+    from scoring.models import Game, Hand
+    from scoring.prepared import Prepared
+
+    game = make_game(rules={"preset": "hollywood"}, hands=[{"ending": "dead"}, {"ending": "dead"}])
+    games = Prepared(Game, lambda pk: Game.objects.filter(pk=pk), pk=int)
+    hands = Prepared(Hand, lambda game_id: Hand.objects.filter(game_id=game_id).order_by("number"), game_id=int)
+    account = UserFactory(is_staff=True)
+
+    def fields(model) -> dict:
+        return {field.attname: getattr(model, field.attname) for field in type(model)._meta.concrete_fields}
+
+    for _ in range(2):  # the first read asks for the converters, the second makes the models itself
+        [read] = games(pk=game.pk)
+        [expected] = Game.objects.filter(pk=game.pk)
+        assert fields(read) == fields(expected) and read.rules["hollywood"] is True and read.created_at.tzinfo
+        assert (read._state.db, read._state.adding) == ("default", False)
+        assert [fields(hand) for hand in hands(game_id=game.pk)] == [
+            fields(hand) for hand in Hand.objects.filter(game_id=game.pk).order_by("number")
+        ]
+        [user] = _account_by_id()(pk=account.pk)
+        assert fields(user) == fields(get_user_model().objects.get(pk=account.pk)) and user.is_staff is True
+    read.name = "Renamed"
+    read.save(update_fields=["name"])
+    assert Game.objects.get(pk=game.pk).name == "Renamed"
 
 
 def test_the_home_page_list_compiles_nothing(client, compiled):
