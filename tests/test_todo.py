@@ -18,8 +18,12 @@ def test_each_step_of_a_result_shows_in_the_right_to_do(django_assert_num_querie
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
     today = datetime.date.today()
     season = league.season_create(
-        club=cast.club, name="Spring", players=[pat, quinn], starts_on=today - datetime.timedelta(days=10),
-        ends_on=today - datetime.timedelta(days=1), created_by=cast.owner,
+        club=cast.club,
+        name="Spring",
+        players=[pat, quinn],
+        starts_on=today - datetime.timedelta(days=10),
+        ends_on=today - datetime.timedelta(days=1),
+        created_by=cast.owner,
     )
     fixture = season.fixtures.get()
     # Due (overdue, in fact) for both players; nothing for the admin.
@@ -77,3 +81,38 @@ def test_an_opened_invitation_waits_in_the_to_do_until_accepted(client):
     assert "Invitation to" in client.get(reverse("todo")).content.decode()
     client.post(reverse("league:invitation", args=[invitation.token]))
     assert "Invitation to" not in client.get(reverse("todo")).content.decode()
+
+
+def _todo_section(page: str) -> str:
+    return page[
+        page.index('<section class="todo"') : page.index("</section>", page.index('<section class="todo"')) + 10
+    ]
+
+
+def test_the_home_pages_to_do_shows_each_change_on_the_next_load_and_nothing_in_each_language(client, rf):
+    """The home page's to-do list with nothing in it is kept per language (it reads the same for everyone); one
+    with something in it is written each time, and each change shows on the next load."""
+    from django.template import engines
+    from django.utils import translation
+
+    from scoring.selectors import Todo
+
+    cast = make_club()
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    cast.owner.set_password("a long pass phrase")  # someone can sign in: the home page is not the first-run setup
+    cast.owner.save()
+    client.force_login(cast.rival)
+    partial = engines["django"].get_template("scoring/todo.html#list")
+    for language in ("en", "de", "en", "de"):
+        page = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        with translation.override(language):
+            nothing = partial.render({"todo": Todo([], [], [], [])}, rf.get("/"))
+        assert _todo_section(page) == nothing.strip() and 'class="todo-none"' in nothing
+    season = league.season_create(club=cast.club, name="Spring", players=[pat, quinn], created_by=cast.owner)
+    game = league.fixture_start(fixture=season.fixtures.get(), started_by=cast.player)
+    play(game, pat, recorded_by=cast.player)
+    page = client.get(reverse("home")).content.decode()
+    assert "Confirm the result" in _todo_section(page) and "todo-none" not in page
+    league.game_confirm(game=game, confirmed_by=cast.rival, comment="")
+    page = client.get(reverse("home")).content.decode()
+    assert "Confirm the result" not in page and 'class="todo-none"' in _todo_section(page)
