@@ -197,6 +197,9 @@ def test_the_form_is_what_the_field_templates_wrote(scorer, language):
     assert 'class="chip">O&#x27;Brien &amp; &lt;b&gt;Bob&lt;/b&gt; ' in the_form(pages["checked"])  # the last game
     assert " · " in the_form(pages["checked"])  # its house rules named
     assert "<h2>" not in the_form(pages["blank"])  # no recent games yet
+    # The title, and the words around the recent games, in the page's language (each kept per language).
+    title = {"en": "<title>New game · GinLeague</title>", "de": "<title>Neue Partie · GinLeague</title>"}[language]
+    assert all(title in page.content.decode() for page in pages.values())
 
 
 def services_partnership_game(user, *players):
@@ -253,3 +256,16 @@ def test_an_unbound_forms_fields_are_kept_per_language_and_initial_values():
                 assert kept == fields_written(NewGameForm(initial=initial)), (language, initial)
                 written.add(tuple(kept.values()))
     assert len(written) == 2 * len(initials)  # each language and last game its own
+
+
+def test_the_words_kept_per_language_follow_the_language_of_each_load(scorer):
+    """The title and the words around the recent games (kept once per language) in each load's own language."""
+    client, user = scorer
+    make_game(player_one=PlayerFactory(name="Ann"), player_two=PlayerFactory(name="Bob"), created_by=user)
+    said = {
+        "en": ("<title>New game · GinLeague</title>", 'aria-label="Play again with recent opponents"'),
+        "de": ("<title>Neue Partie · GinLeague</title>", 'aria-label="Noch einmal gegen letzte Gegner spielen"'),
+    }
+    for language in ("en", "de", "en", "de"):
+        page = client.get(reverse("game_new"), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        assert all(words in page for words in said[language]), language
