@@ -259,8 +259,9 @@ def _level_before_head_to_head(rows: Sequence[Row], ranking: Sequence[str]) -> l
     return [player for group in groups.values() if len(group) > 1 for player in group]
 
 
-def season_standings(season) -> Standings:
-    """The standings of ``season`` (confirmed results) plus its provisional games.
+def season_standings(season, *, provisional: bool = True) -> Standings:
+    """The standings of ``season`` (confirmed results) plus its provisional games (none read without
+    ``provisional``).
 
     At most four queries whatever the number of players or games: entrants,
     figures by player (a season total or two per player), results by pair (of the
@@ -310,8 +311,8 @@ def season_standings(season) -> Standings:
         else []
     )
 
-    provisional = provisional_games(season)
-    return Standings(rows=rank(list(rows.values()), ranking, pairs), ranking=list(ranking), provisional=provisional)
+    games = provisional_games(season) if provisional else []
+    return Standings(rows=rank(list(rows.values()), ranking, pairs), ranking=list(ranking), provisional=games)
 
 
 def _swiss_figures(season, rows: dict[int, Row], lines) -> None:
@@ -484,14 +485,15 @@ def cached_standings(season, *, confirmed: str | None = None):
     ``confirmed``: the season's ``confirmed_version`` when the caller has just read it).
 
     The standings count confirmed results only, so hands saved in games still
-    in play (most changes on a club night) do not recompute them. The
-    ``provisional`` list is as of the computation (the wall does not show it).
+    in play (most changes on a club night) do not recompute them. They are kept
+    without the provisional games, which move with every result that finishes:
+    ``current_standings`` reads them afresh, the wall does not show them.
     """
     born = changes.version_text(0, season.created_at, None)  # a season id the database re-used is another season
     key = f"ginleague:standings:{season.pk}:{born}:{confirmed or confirmed_version(season)}"
     standings = cache.get(key)
     if standings is None:
-        standings = season_standings(season)
+        standings = season_standings(season, provisional=False)
         cache.set(key, standings, 24 * 3600)
     return standings
 
