@@ -9,6 +9,7 @@ from scoring.models import (
     Hand,
     IdempotentRequest,
     Season,
+    SeasonResults,
     Seed,
     StandingLine,
     StandingTotal,
@@ -189,3 +190,9 @@ class StandingTotalAdmin(DerivedAdmin):
     list_display = ["season", "player", "fixture", "played", "won", "lost"]
     list_select_related = ["season", "player"]
     list_filter = ["season"]
+
+
+@admin.register(SeasonResults)
+class SeasonResultsAdmin(DerivedAdmin):
+    list_display = ["season", "changes"]
+    list_select_related = ["season__club"]
