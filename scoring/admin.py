@@ -42,6 +42,10 @@ class GameScoreInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
+    """Games are shown here, never written: a game is started, corrected, confirmed and deleted through the
+    services, which score it again, keep the audit trail, move its season's standings and counted results
+    (what cached standings and ratings follow) and tell the live pages. A save here would do none of that."""
+
     list_display = ["__str__", "preset", "over", "winner", "margin", "hand_count", "created_at"]
     list_filter = ["over", "preset"]
     search_fields = ["player_one__name", "player_two__name", "name"]
@@ -49,6 +53,15 @@ class GameAdmin(admin.ModelAdmin):
     readonly_fields = ["over", "winner", "margin", "next_dealer", "hand_count", "finished_at", "rules", "preset"]
     raw_id_fields = ["player_one", "player_two", "first_dealer", "created_by"]
     inlines = [GameScoreInline, HandInline]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Hand)
@@ -63,6 +76,9 @@ class HandAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a hand is removed through the services, which score the game again (as GameAdmin says)
 
 
 @admin.register(GameScore)

@@ -20,3 +20,23 @@ def test_every_model_has_an_admin_page_that_opens(client, model):
     opts = model._meta
     response = client.get(reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"))
     assert response.status_code == 200
+
+
+def test_games_and_hands_are_shown_in_the_admin_but_written_only_through_the_app(client):
+    """A game or hand saved or deleted in the admin would skip the services: no scoring again, no audit
+    trail, no standings or ratings moved, no live update. The admin shows them and offers no write."""
+    game = make_game(hands=[{"ending": "dead"}])
+    hand = game.hands.get()
+    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
+    page = client.get(reverse("admin:scoring_game_change", args=[game.pk]))
+    assert page.status_code == 200
+    assert b'name="_save"' not in page.content  # shown, not offered for saving
+    refused = [
+        client.post(reverse("admin:scoring_game_change", args=[game.pk]), {"name": "Renamed"}),
+        client.post(reverse("admin:scoring_game_delete", args=[game.pk]), {"post": "yes"}),
+        client.post(reverse("admin:scoring_hand_delete", args=[hand.pk]), {"post": "yes"}),
+        client.get(reverse("admin:scoring_game_add")),
+    ]
+    assert [response.status_code for response in refused] == [403, 403, 403, 403]
+    game.refresh_from_db()
+    assert game.name != "Renamed" and game.hands.count() == 1
