@@ -48,12 +48,12 @@ def test_fixed_query_counts(client, django_assert_num_queries, players, games):
     assert Game.objects.filter(season=season).count() == games + 1
     slug = cast.club.slug
     client.force_login(cast.player)  # signed in: membership checks cost their queries too
-    # The wall's 11 include its session, read for the account's language (players.languages) even though
+    # The wall's 10 include its session, read for the account's language (players.languages) even though
     # the public wall itself never asks who is looking, and its two versions in three queries (one pass over
     # the season's games for both, standings.season_versions_now; its rounds and its entrants apart).
     pages = {
-        "wall": (reverse("league:wall", args=[slug, season.pk]), {}, 11),
-        "wall_board": (reverse("league:wall_board", args=[slug, season.pk]), {}, 11),
+        "wall": (reverse("league:wall", args=[slug, season.pk]), {}, 10),
+        "wall_board": (reverse("league:wall_board", args=[slug, season.pk]), {}, 10),
         # The profile's 12th asks for the player's partnership games (counted apart; two more when there are some).
         "profile": (reverse("stats:profile", args=[player.pk]), {}, 12),
         "history": (reverse("stats:player_hands", args=[player.pk]), {"ending": "knock", "points_min": "5"}, 7),
@@ -64,10 +64,11 @@ def test_fixed_query_counts(client, django_assert_num_queries, players, games):
         with django_assert_num_queries(expected):
             response = client.get(url, data)
         assert response.status_code == 200, name
-    # Again, with the standings from the cache: the three standings queries are saved (entrants, totals,
-    # provisional games; nobody is level before head-to-head here, so no pairs query).
+    # Again, with the standings from the cache: the two standings queries are saved (entrants and totals;
+    # nobody is level before head-to-head here, so no pairs query). The wall shows no provisional games,
+    # and the kept standings read none.
     client.get(pages["wall"][0])
-    with django_assert_num_queries(pages["wall"][2] - 3):
+    with django_assert_num_queries(pages["wall"][2] - 2):
         client.get(pages["wall"][0])
 
 
