@@ -59,6 +59,15 @@ def worked_example():
     return {"ann": ann, "bob": bob, "cy": cy, "g1": g1, "g2": g2, "g3": g3, "g4": g4}
 
 
+def open_season(cast, name: str = "Open"):
+    """An open season of ``cast``'s club between its player Pat and its rival Quinn: (season, pat, quinn)."""
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    season = league.season_create(
+        club=cast.club, name=name, players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
+    )
+    return season, pat, quinn
+
+
 def test_the_worked_example_scores_as_the_rule_book_says(abc):
     # The margins the hand-worked figures below rest on.
     for name, margin in (("g1", 404), ("g2", 330), ("g3", 210)):
@@ -113,10 +122,7 @@ def test_profile_page_shows_the_figures_and_links_each_opponent(client, abc):
 
 def test_private_club_games_count_only_for_members():
     cast = make_club(name="Secret Gin", is_public=False)
-    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
-    season = league.season_create(
-        club=cast.club, name="Winter", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
-    )
+    season, pat, quinn = open_season(cast, "Winter")
     play(league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player), pat)
     assert player_stats(pat, viewer=cast.outsider).games == 0
     assert player_stats(pat, viewer=cast.anonymous).games == 0
@@ -164,10 +170,7 @@ def test_ratings_follow_confirmed_games_and_are_recomputed_after_a_correction():
     Game 1 corrected so Quinn won it: 1484 / 1516, then Pat wins game 2 at expected 0.45408,
     +32 * 0.54592 = 17.47 -> 1501.47 / 1498.53."""
     cast = make_club(name="Elo Club")
-    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
-    season = league.season_create(
-        club=cast.club, name="Open", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
-    )
+    season, pat, quinn = open_season(cast, "Open")
     games = []
     for _ in range(2):
         game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player)
@@ -196,10 +199,7 @@ def test_ratings_follow_confirmed_games_and_are_recomputed_after_a_correction():
 
 def test_profile_shows_the_rating_and_its_chart(client):
     cast = make_club(name="Chart Club")
-    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
-    season = league.season_create(
-        club=cast.club, name="Open", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
-    )
+    season, pat, quinn = open_season(cast, "Open")
     game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player)
     play(game, pat, recorded_by=cast.player)
     league.game_confirm(game=game, confirmed_by=cast.rival)
@@ -266,10 +266,7 @@ def test_the_profile_rating_follows_a_result_confirmed_on_another_connection(cli
     """Another server process confirms the result (here a thread with its own database connection): this
     process's kept ratings are not used once it has committed."""
     cast = make_club(name="Two Servers")
-    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
-    season = league.season_create(
-        club=cast.club, name="Open", players=[pat, quinn], format=SeasonFormat.OPEN, created_by=cast.owner
-    )
+    season, pat, quinn = open_season(cast, "Open")
     game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.player)
     play(game, quinn, recorded_by=cast.player)
     assert shown_rating(client, quinn, cast.club)[0] == "1500"  # kept in this process
