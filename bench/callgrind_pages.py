@@ -1,14 +1,16 @@
 """Callgrind instructions per request of bench_pages' pages: the floor, the games list, the new-game page, the sheet.
 
-    .venv/bin/python bench/callgrind_pages.py [--requests 30] [--only floor,home,new,sheet] [--keep DIR]
+    .venv/bin/python bench/callgrind_pages.py [--requests 30] [--only floor,home,new,sheet,record] [--keep DIR]
 
 Builds bench_pages' data (a 60-hand Hollywood sitting and a 60-board partnership game, signed in
 as their scorer) in a throw-away SQLite database, then re-runs itself under
 ``valgrind --tool=callgrind --collect-atstart=no``: each page is warmed up (10 requests), then only
-its N requests are counted (callgrind's client requests, from a two-function C helper compiled
-here, turn collection on and off around them) and dumped on their own. Prints instructions per
-request and each page's ratio to the floor (a bare Django GET through the same middleware and
-session). Instruction counts do not depend on the machine's load, unlike bench_pages' times.
+its N requests are counted (callgrind's client requests, from a small C helper compiled here,
+turn collection on and off around them) and dumped on their own. "record" is the hand POST
+(htmx, answered with the sheet's partial) of bench_pages, each hand taken back uncounted; its floor
+is "floor_post", a bare Django POST of the same form. Prints instructions per request and each
+page's ratio to its floor (a bare Django GET, or POST, through the same middleware and session).
+Instruction counts do not depend on the machine's load, unlike bench_pages' times.
 --keep keeps the callgrind files, for ``callgrind_annotate --inclusive=yes FILE`` (C functions
 only: Python's own are not named there).
 """
@@ -33,8 +35,10 @@ HELPER_C = r"""
 #include <valgrind/callgrind.h>
 void counting_on(void) { CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; }
 void counting_off(const char *name) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT(name); }
+void counting_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
 """
-PAGES = ("floor", "home", "new", "sheet")
+PAGES = ("floor", "home", "new", "sheet", "floor_post", "record")
+FLOOR_OF = {"record": "floor_post", "floor_post": "floor_post"}  # the others': the bare GET
 
 
 def build_helper(workdir: str) -> ctypes.CDLL:
@@ -72,6 +76,7 @@ def measure(args) -> None:
     from django.test import Client
     from django.urls import reverse
 
+    from scoring import services
     from scoring.models import Game
 
     settings.ALLOWED_HOSTS.append("testserver")
@@ -86,15 +91,32 @@ def measure(args) -> None:
         "new": reverse("game_new"),
         "sheet": reverse("game", args=[game.pk]),
     }
+    # bench_pages' hand POST: the next hand of the sitting, answered with the sheet's partial.
+    hand = {"ending": "knock", "by": game.player_one_id, "knocker_deadwood": 3, "defender_deadwood": 5}
+    record = {**hand, "action": "save", "expected_number": game.hand_count + 1}
+    posts = {
+        "floor_post": (lambda: client.post(floor_url, hand, HTTP_HX_REQUEST="true"), None),
+        "record": (
+            lambda: client.post(reverse("hand_submit", args=[game.pk]), record, HTTP_HX_REQUEST="true"),
+            lambda: services.hand_remove_last(game=game),
+        ),
+    }
     helper = build_helper(args.workdir)
     helper.counting_off.argtypes = [ctypes.c_char_p]
     for page in args.only:
-        url = urls[page]
+        url = urls.get(page)
+        call, undo = posts.get(page, (lambda url=url: client.get(url), None))
         for _ in range(10):
-            assert client.get(url).status_code == 200
+            assert call().status_code == 200
+            if undo:
+                undo()
         helper.counting_on()
         for _ in range(args.requests):
-            client.get(url)
+            call()
+            if undo:  # taken back uncounted: the next POST is the same hand again
+                helper.counting_toggle()
+                undo()
+                helper.counting_toggle()
         helper.counting_off(page.encode())
     print("measured", flush=True)
 
@@ -141,7 +163,8 @@ def main() -> None:
     per_request = {page: total_instructions(dumps[page]) / args.requests for page in args.only}
     print(f"\n{'page':8} {'instructions/request':>22} {'x floor':>8}   ({args.requests} requests each, after 10)")
     for page, count in per_request.items():
-        ratio = f"{count / per_request['floor']:8.2f}" if "floor" in per_request else ""
+        floor = FLOOR_OF.get(page, "floor")
+        ratio = f"{count / per_request[floor]:8.2f}" if floor in per_request else ""
         print(f"{page:8} {count / 1e6:21.2f}M {ratio}")
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
