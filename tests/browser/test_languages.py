@@ -32,6 +32,7 @@ def seen_once_then_offline(page, url: str) -> None:
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
     ready(page)
+    page.wait_for_load_state("networkidle")  # nothing of the page's own still in flight to fail offline
     kept_by_worker(page)
     page.context.set_offline(True)
     page.goto(url)
@@ -54,6 +55,7 @@ def test_a_german_phone_keeps_german_offline_and_a_footer_switch_to_spanish_too(
     page.locator("footer button[type=submit]").click()
     page.wait_for_url(f"{live_server.url}/players/")
     expect(page.locator("html")).to_have_attribute("lang", "es")
+    page.wait_for_load_state("networkidle")
     kept_by_worker(page)
     page.context.set_offline(True)
     page.reload()

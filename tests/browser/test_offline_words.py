@@ -110,6 +110,7 @@ def test_a_page_not_kept_is_named_by_its_title_and_lists_only_what_was_kept(new_
     page.goto(f"{live_server.url}/")
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
+    page.wait_for_load_state("networkidle")  # nothing of the page's own still in flight to fail offline
     kept_by_worker(page)
     page.context.set_offline(True)
     page.locator("header.site nav").get_by_role("link", name="Players").click()
