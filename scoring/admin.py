@@ -18,6 +18,20 @@ from scoring.models import (
 )
 
 
+class ShownOnlyAdmin(admin.ModelAdmin):
+    """Rows shown here, never added, changed or deleted: they change only through the services, which keep
+    what follows from them (scores, standings, counted results, the audit trail, live pages) in step."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class HandInline(admin.TabularInline):
     model = Hand
     extra = 0
@@ -41,7 +55,7 @@ class GameScoreInline(admin.TabularInline):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(ShownOnlyAdmin):
     """Games are shown here, never written: a game is started, corrected, confirmed and deleted through the
     services, which score it again, keep the audit trail, move its season's standings and counted results
     (what cached standings and ratings follow) and tell the live pages. A save here would do none of that."""
@@ -54,59 +68,31 @@ class GameAdmin(admin.ModelAdmin):
     raw_id_fields = ["player_one", "player_two", "first_dealer", "created_by"]
     inlines = [GameScoreInline, HandInline]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(Hand)
-class HandAdmin(admin.ModelAdmin):
+class HandAdmin(ShownOnlyAdmin):
+    """A hand is recorded, corrected and removed through the services, which score its game again."""
+
     list_display = ["__str__", "ending", "by", "knocker_deadwood", "defender_deadwood", "result", "winner", "points"]
     list_filter = ["result"]
     list_select_related = ["game__player_one", "game__player_two", "by", "winner"]
     readonly_fields = [field.name for field in Hand._meta.fields]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # a hand is removed through the services, which score the game again (as GameAdmin says)
-
 
 @admin.register(GameScore)
-class GameScoreAdmin(admin.ModelAdmin):
+class GameScoreAdmin(ShownOnlyAdmin):
     list_display = ["__str__", "over", "winner", "player_one_final", "player_two_final", "margin"]
     list_select_related = ["game__player_one", "game__player_two", "winner"]
     readonly_fields = [field.name for field in GameScore._meta.fields]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(Deal)
-class DealAdmin(admin.ModelAdmin):
+class DealAdmin(ShownOnlyAdmin):
     """A partnership game's deals: derived by the engine, so read only."""
 
     list_display = ["__str__", "settled", "winner", "points", "dealer"]
     list_select_related = ["game__player_one", "game__player_two", "winner", "dealer"]
     readonly_fields = [field.name for field in Deal._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(IdempotentRequest)
@@ -136,22 +122,13 @@ class FixtureAdmin(admin.ModelAdmin):
 
 
 @admin.register(FactChange)
-class FactChangeAdmin(admin.ModelAdmin):
+class FactChangeAdmin(ShownOnlyAdmin):
     """The audit trail is append-only: readable here, never edited."""
 
     list_display = ["game", "action", "what", "before", "after", "actor", "at"]
     list_filter = ["action"]
     list_select_related = ["game__player_one", "game__player_two", "actor"]
     readonly_fields = [field.name for field in FactChange._meta.fields]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Seed)
@@ -180,18 +157,9 @@ class SwissRoundAdmin(admin.ModelAdmin):
     readonly_fields = ["pairing"]
 
 
-class DerivedAdmin(admin.ModelAdmin):
+class DerivedAdmin(ShownOnlyAdmin):
     """Figures the services derive from the facts (rewritten with every counted change; rebuilt by
     `manage.py rebuild_standings`): shown, never edited here."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(StandingLine)
