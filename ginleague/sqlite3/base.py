@@ -5,7 +5,15 @@ regular expression (``(?<!%)%s``) over its whole text on each execute. For the l
 page runs ("Needs you", the games list: 5-7 KB of SQL each) that scan was about 0.1 ms a statement, a third
 of running it (issue 40). The rewrite depends only on the text, so it is kept, for the most recent
 statements, keyed by the text (a prepared statement passes the same string each time, whose hash Python
-keeps). Named ("pyformat") parameters are Django's as before. Everything else is Django's backend.
+keeps). Named ("pyformat") parameters are Django's as before.
+
+And the connection does not ask sqlite3 to find each column's declared type (Django opens it with
+PARSE_DECLTYPES | PARSE_COLNAMES): sqlite3 then looked up a converter for every column of every
+statement, rows or none, about 0.3M instructions of the games list's request (issue 40). Django's own
+converters (connection.ops, by field) turn the text of dates and times and the 0/1 of booleans into
+Python values for every ORM read; the project's raw reads hand their rows to the same converters
+(scoring/prepared.py, selectors.game_for_update) or read text and numbers only. Everything else is Django's
+backend.
 """
 
 from __future__ import annotations
@@ -33,3 +41,10 @@ class SQLiteCursorWrapper(base.SQLiteCursorWrapper):
 class DatabaseWrapper(base.DatabaseWrapper):
     def create_cursor(self, name=None):
         return self.connection.cursor(factory=SQLiteCursorWrapper)
+
+    def get_connection_params(self):
+        """Django's, without the per-column type detection (a database's OPTIONS may still ask for it)."""
+        params = super().get_connection_params()
+        if "detect_types" not in self.settings_dict["OPTIONS"]:
+            params["detect_types"] = 0
+        return params
