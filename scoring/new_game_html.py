@@ -23,6 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import trans_real
 
 from ginleague.forms import attrs_html
+from scoring.engine.rules import RuleSet, preset_label
 from scoring.forms import OVERRIDE_RULES, SEAT_LABELS, NewGameForm
 
 OVERRIDES = tuple(f"rule_{name}" for name in OVERRIDE_RULES)
@@ -75,6 +76,8 @@ class _Words:
     change: str  # escaped
     # An unbound form's fields by its initial values (new_game_fields): the page as a GET offers it.
     unbound: dict = dataclass_field(default_factory=dict, compare=False)
+    # A recent game's rules in words, escaped, by its preset and RuleSet (recent_items).
+    rules: dict = dataclass_field(default_factory=dict, compare=False)
 
 
 # Written once per language per process: one table per translation catalog (a language, or a test's
@@ -273,9 +276,27 @@ def _urls() -> tuple[str, tuple[str, str]]:
     return urls
 
 
+RULES_WORDS_KEPT = 512  # distinct rule sets' words kept per language (each a line of text)
+
+
+def _rules_words(words: _Words, preset: str, rule_set: RuleSet) -> str:
+    """A game's rules as its recent item names them, escaped: its preset, then each rule it changes. The same
+    for every game of those rules in one language, so kept: each was a preset's and a dozen rules' gettext."""
+    key = (preset, rule_set)
+    text = words.rules.get(key)
+    if text is None:
+        if len(words.rules) >= RULES_WORDS_KEPT:
+            words.rules.clear()
+        changed = rule_set.describe_overrides()
+        text = words.rules[key] = conditional_escape(preset_label(preset)) + "".join(
+            f" · {conditional_escape(label)}: {conditional_escape(value)}" for label, value in changed
+        )
+    return text
+
+
 def recent_items(recent: list[dict], *, csrf_token: str) -> SafeString:
-    """The "Play again" list: each recent sitting (``pk``, its two ``sides``' names, its ``preset_label`` and
-    ``overrides`` in words) a button that plays it again at once and a link to change its rules first."""
+    """The "Play again" list: each recent sitting (``pk``, its two ``sides``' names, its ``preset`` and
+    ``rule_set``) a button that plays it again at once and a link to change its rules first."""
     words = _words()
     token = conditional_escape(csrf_token)
     new_game, (again_before, again_after) = _urls()
@@ -283,9 +304,7 @@ def recent_items(recent: list[dict], *, csrf_token: str) -> SafeString:
     for item in recent:
         one, two = item["sides"]
         sides = {"one": conditional_escape(one), "two": conditional_escape(two)}
-        rules = conditional_escape(item["preset_label"]) + "".join(
-            f" · {conditional_escape(label)}: {conditional_escape(value)}" for label, value in item["overrides"]
-        )
+        rules = _rules_words(words, item["preset"], item["rule_set"])
         pk = int(item["pk"])
         items.append(
             "\n    <li>\n"

@@ -1062,8 +1062,8 @@ def _new_game_context(request, form: NewGameForm, recent: list[Sitting]) -> dict
         {
             "pk": game.pk,
             "sides": _sides_named(game),
-            "preset_label": preset_label(game.preset),
-            "overrides": game.rule_set.describe_overrides(),
+            "preset": game.preset,
+            "rule_set": game.rule_set,
         }
         for game in recent
     ]

@@ -269,3 +269,40 @@ def test_the_words_kept_per_language_follow_the_language_of_each_load(scorer):
     for language in ("en", "de", "en", "de"):
         page = client.get(reverse("game_new"), HTTP_ACCEPT_LANGUAGE=language).content.decode()
         assert all(words in page for words in said[language]), language
+
+
+def test_a_recent_games_rules_are_written_in_the_language_of_the_page_and_by_its_own_rules():
+    """The words of a recent game's rules are kept per language, preset and rule set: each the words the rule
+    set's own describe gives in the page's language, never another language's or another game's."""
+    import re
+
+    from django.utils import translation
+    from django.utils.html import conditional_escape
+
+    from scoring.engine.rules import resolve_rules
+    from scoring.new_game_html import recent_items
+
+    games = [
+        ("standard", resolve_rules({"preset": "standard", "target": 250, "big_gin_bonus": None})),
+        ("standard", resolve_rules({"preset": "standard"})),
+        ("hollywood", resolve_rules({"preset": "hollywood"})),
+        ("standard", resolve_rules({"preset": "standard", "target": 300})),
+    ]
+    written = {}
+    for language in ("en", "de", "en"):
+        with translation.override(language):
+            items = [{"pk": pk, "sides": ("Ann", "Bob"), "preset": preset, "rule_set": rules}
+                     for pk, (preset, rules) in enumerate(games, start=1)]  # fmt: skip
+            html = recent_items(items, csrf_token="token")
+            expected = [
+                conditional_escape(preset_label(preset))
+                + "".join(
+                    f" · {conditional_escape(label)}: {conditional_escape(value)}"
+                    for label, value in rules.describe_overrides()
+                )  # fmt: skip
+                for preset, rules in games
+            ]
+        assert re.findall(r"<small>(.*?)</small>", html) == expected
+        written[language] = expected
+    assert written["en"] != written["de"]
+    assert len(set(written["en"])) == len(games)
