@@ -27,10 +27,16 @@ def get_token(request) -> str:
     """Django's ``get_token`` (django.middleware.csrf, Django 6.1): the request's CSRF secret, its cookie renewed
     or a new one made, masked by a fresh random mask. The mask is drawn from one read of random bytes, not one
     ``secrets.choice`` (a read of the system's random source each) per character: 32 reads were a tenth of
-    rendering a page's chrome (issue 40). The token is Django's: the middleware unmasks and checks it."""
+    rendering a page's chrome (issue 40). The token is Django's: the middleware unmasks and checks it.
+
+    Django also asks for the cookie to be sent again, to renew its expiry; ``keep_the_newest_csrf_cookie`` below
+    drops a cookie that only repeats the request's own, so that is asked only when the secret is not the
+    cookie the request came with (a legacy masked cookie, replaced by its secret): building the cookie that
+    would be dropped was a tenth of the new-game page."""
     if "CSRF_COOKIE" in request.META:
         secret = request.META["CSRF_COOKIE"]
-        request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True  # as Django: the cookie is sent again, its expiry renewed
+        if request.COOKIES.get(settings.CSRF_COOKIE_NAME) != secret:
+            request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
     else:
         secret = django_csrf._add_new_csrf_cookie(request)
     mask = _random_chars(django_csrf.CSRF_SECRET_LENGTH)
