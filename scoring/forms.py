@@ -3,6 +3,7 @@ services and the engine decide what is allowed and what it scores."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import fields, replace
 from typing import Any
@@ -261,18 +262,21 @@ class NewGameForm(forms.Form):
 def new_game_initial(game) -> dict[str, Any]:
     """Initial values that repeat ``game``'s players and rules."""
     rules = resolve_rules(game.rules)
-    initial: dict[str, Any] = {
-        "player_one": game.player_one.name,
-        "player_two": game.player_two.name,
-        "preset": rules.preset,
-        "hollywood": rules.hollywood,
-    }
+    kind, changed = _rules_initial(rules)
+    initial: dict[str, Any] = {"player_one": game.player_one.name, "player_two": game.player_two.name, **kind}
     if rules.partnership:
-        initial.update(
-            player_three=game.player_three.name,
-            player_four=game.player_four.name,
-            partner_opponents=rules.partner_opponents,
-        )
+        initial.update(player_three=game.player_three.name, player_four=game.player_four.name)
+    initial.update(changed)
+    return initial
+
+
+@functools.lru_cache(maxsize=512)
+def _rules_initial(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A rule set's initial values (its kind of game; then, in order, the partnership's pairing and the rules it
+    changes), the same for every game of those rules: kept, as every GET of the new-game page asks them.
+    Callers copy them (new_game_initial merges them into a dict of its own)."""
+    kind: dict[str, Any] = {"preset": rules.preset, "hollywood": rules.hollywood}
+    changed: dict[str, Any] = {"partner_opponents": rules.partner_opponents} if rules.partnership else {}
     for name, value in rules.overrides().items():
         if name not in OVERRIDE_RULES:
             continue
@@ -280,8 +284,8 @@ def new_game_initial(game) -> dict[str, Any]:
             value = "yes" if value else "no"
         elif value is None:
             value = "off"
-        initial[f"rule_{name}"] = value
-    return initial
+        changed[f"rule_{name}"] = value
+    return kind, changed
 
 
 class CardsField(forms.MultipleChoiceField):
