@@ -242,6 +242,7 @@ def fields_written(form: NewGameForm) -> dict[str, SafeString | bool]:
     ]
 
     return {
+        "non_field_errors": _safe(_error_lines([conditional_escape(error) for error in form.non_field_errors()])),
         **{seat: _safe(box(seat)) for seat in SEATS},
         "partner_opponents": _safe(row("partner_opponents", "partner-pick")),
         "first_dealer": _safe(row("first_dealer", "dealer-pick", dealers)),

@@ -306,3 +306,19 @@ def test_a_recent_games_rules_are_written_in_the_language_of_the_page_and_by_its
         written[language] = expected
     assert written["en"] != written["de"]
     assert len(set(written["en"])) == len(games)
+
+
+def test_errors_of_no_field_are_written_as_the_template_loop_wrote_them():
+    from django.template import engines
+
+    from scoring.forms import NewGameForm
+    from scoring.new_game_html import new_game_fields
+
+    form = NewGameForm({"player_one": "Ann", "player_two": "Bob", "preset": "standard", "first_dealer": "one"})
+    form.is_valid()
+    form.add_error(None, 'Ann & <b>"Bob"</b> cannot play now')
+    form.add_error(None, "A second one")
+    loop = '{% for error in form.non_field_errors %}<p class="error" role="alert">{{ error }}</p>{% endfor %}'
+    expected = engines["django"].from_string(loop).render({"form": form})
+    assert new_game_fields(form)["non_field_errors"] == expected
+    assert expected.count('role="alert"') == 2 and "&lt;b&gt;" in expected
