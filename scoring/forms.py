@@ -3,6 +3,7 @@ services and the engine decide what is allowed and what it scores."""
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from dataclasses import fields, replace
@@ -290,10 +291,20 @@ def _rules_initial(rules: RuleSet) -> tuple[dict[str, Any], dict[str, Any]]:
 
 class CardsField(forms.MultipleChoiceField):
     """A player's cards, picked from the 52: the same choices in every form, so a form's copy of the field shares
-    them instead of deep-copying 52 pairs twice for every hand form (nine tenths of making one)."""
+    them instead of deep-copying 52 pairs twice for every hand form (nine tenths of making one), and so does its
+    widget's copy, instead of checking the 52 pairs again (the widget's own copy sets its choices anew: half of
+    making a hand form, which every hand POST does)."""
 
     def __deepcopy__(self, memo):
-        return forms.Field.__deepcopy__(self, memo)  # a shallow copy of the field: its choices are shared
+        result = copy.copy(self)  # as forms.Field.__deepcopy__, but for the widget's choices: shared, as the field's
+        memo[id(self)] = result
+        widget = copy.copy(self.widget)
+        widget.attrs = self.widget.attrs.copy()
+        memo[id(self.widget)] = widget
+        result.widget = widget
+        result.error_messages = self.error_messages.copy()
+        result.validators = self.validators[:]
+        return result
 
 
 class HandForm(forms.Form):

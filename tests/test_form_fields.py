@@ -9,6 +9,7 @@ from django.http import QueryDict
 from django.template import engines
 from django.utils.translation import override
 
+from scoring.engine.card_facts import ALL_CARDS
 from scoring.engine.rules import resolve_rules
 from scoring.forms import BoardForm, HandForm, NewGameForm
 from tests.factories import PlayerFactory, make_game
@@ -106,3 +107,23 @@ def test_number_boxes_write_what_the_template_wrote(game, language):
                     assert written == old, (name, css, from_cards)
                     written, old = both("{% number_box field css %}", NUMBER, field=form[name], css=css)
                     assert written == old, (name, css)
+
+
+def test_each_hand_form_has_its_own_card_boxes_over_the_same_52_cards(game):
+    """A hand form's card fields share the 52 choices with every other form's, but not their widgets: what one
+    form sets on its card boxes never shows on another's."""
+    rules = resolve_rules(game.rules)
+    one, two = HandForm(game=game, rules=rules), HandForm(game=game, rules=rules)
+    one.fields["cards_one"].widget.attrs["data-mine"] = "yes"
+    assert "data-mine" not in two.fields["cards_one"].widget.attrs
+    assert "data-mine" not in HandForm.base_fields["cards_one"].widget.attrs
+    for name in ("cards_one", "cards_two"):
+        field = two.fields[name]
+        assert [code for code, _label in field.widget.choices] == list(ALL_CARDS) == [code for code, _ in field.choices]
+    picked = HandForm(
+        QueryDict(f"ending=gin&by={game.player_one_id}&defender_deadwood=3&cards_one=AS&cards_one=XX"),
+        game=game,
+        rules=rules,
+    )
+    assert not picked.is_valid()
+    assert "cards_one" in picked.errors
