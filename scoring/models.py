@@ -207,6 +207,36 @@ class GameScore(models.Model):
         return f"{self.game} game {self.number}"
 
 
+# The texts a hand's ``scored_in`` holds ("[1]", "[2, 3]", ...): few, each read back as a fresh list of its numbers.
+_GAME_NUMBERS: dict[str, tuple[int, ...]] = {}
+_GAME_NUMBERS_KEPT = 64
+
+
+class GameNumbersField(models.JSONField):
+    """A JSON list of game numbers (``Hand.scored_in``), read back through the few texts it ever holds instead of
+    parsing each row's: every hand POST reads every hand of its game, and this parsing was a sixth of that read.
+    Stored and migrated as a plain JSONField."""
+
+    def from_db_value(self, value, expression, connection):
+        if type(value) is str:
+            numbers = _GAME_NUMBERS.get(value)
+            if numbers is not None:
+                return list(numbers)  # a list of its own, as parsing gives
+        parsed = super().from_db_value(value, expression, connection)
+        if (
+            type(value) is str
+            and type(parsed) is list
+            and all(type(number) is int for number in parsed)
+            and len(_GAME_NUMBERS) < _GAME_NUMBERS_KEPT
+        ):
+            _GAME_NUMBERS[value] = tuple(parsed)
+        return parsed
+
+    def deconstruct(self):
+        name, _path, args, kwargs = super().deconstruct()
+        return name, "django.db.models.JSONField", args, kwargs
+
+
 class Hand(models.Model):
     """One hand: the facts the players recorded, in order, plus derived figures.
 
@@ -237,7 +267,7 @@ class Hand(models.Model):
     points = models.PositiveIntegerField(default=0)
     boxes = models.PositiveSmallIntegerField(default=0)
     doubled = models.BooleanField(default=False)
-    scored_in = models.JSONField(default=list, blank=True)  # game numbers that received the points
+    scored_in = GameNumbersField(default=list, blank=True)  # game numbers that received the points
 
     class Meta:
         ordering = ["game", "number"]

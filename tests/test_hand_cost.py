@@ -281,3 +281,20 @@ def test_a_hand_read_is_the_hand_djangos_own_init_builds(table):
     read.upcard = "QH"
     read.save(update_fields=["upcard"])
     assert Hand.objects.filter(game=game).count() == 6 and Hand.objects.get(pk=hand.pk).upcard == "QH"
+
+
+def test_each_hand_read_holds_its_own_list_of_the_games_it_scored_in(table):
+    """A hand's ``scored_in`` is parsed from its text once per process (Hand.scored_in: GameNumbersField), but each
+    hand read holds a list of its own: changing one hand's list never changes another's, nor the next read's."""
+    user, game = table
+    hands = list(game.hands.order_by("number"))
+    Hand.objects.filter(pk=hands[0].pk).update(scored_in=[1, 2])
+    Hand.objects.filter(pk=hands[1].pk).update(scored_in=[1, 2])
+    first, second, *_rest = Hand.objects.filter(game=game).order_by("number")
+    assert first.scored_in == second.scored_in == [1, 2] and type(first.scored_in) is list
+    first.scored_in.append(3)
+    again = Hand.objects.get(pk=hands[1].pk)
+    assert second.scored_in == [1, 2] and again.scored_in == [1, 2]
+    assert Hand.objects.filter(pk=hands[2].pk).values_list("scored_in", flat=True).get() == hands[2].scored_in
+    Hand.objects.filter(pk=hands[2].pk).update(scored_in=[])
+    assert Hand.objects.get(pk=hands[2].pk).scored_in == []
