@@ -182,6 +182,33 @@ def _written(key: tuple, write: Callable[[], str]) -> str:
     return text
 
 
+# The links of a game's scoresheet (templates/scoring/game.html), by what ``sheet_urls`` calls them.
+_SHEET_LINKS = (
+    ("player_one", "stats:player", "player_one_id"),
+    ("player_two", "stats:player", "player_two_id"),
+    ("time", "game_time", "pk"),
+    ("record", "hand_submit", "pk"),
+    ("again", "play_again", "pk"),
+    ("sheet", "game", "pk"),
+    ("undo", "hand_undo", "pk"),
+    ("history", "game_history", "pk"),
+)
+
+
+def sheet_urls(game: Game) -> dict[str, str]:
+    """The scoresheet's links, reversed once per game and its two players (and address prefix; a change of the
+    URLs' settings writes them anew): reversing them was a tenth of drawing the sheet's body, which every save's
+    answer does."""
+    ids = tuple(getattr(game, attribute) for _name, _url, attribute in _SHEET_LINKS)
+
+    def write() -> str:
+        links = zip(_SHEET_LINKS, ids, strict=True)
+        return "\n".join(reverse(url, args=[value]) for (_name, url, _attribute), value in links)
+
+    links = written(("sheet links", *ids), write).split("\n")
+    return {name: link for (name, _url, _attribute), link in zip(_SHEET_LINKS, links, strict=True)}
+
+
 def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editable: bool, hidden: int = 0) -> list[str]:
     """One HTML row per hand after the first ``hidden``: who, what, deadwood, points and the running totals.
 

@@ -82,6 +82,7 @@ from scoring.scoresheet import (
     run_heads_html,
     sheet_boards,
     sheet_rows,
+    sheet_urls,
     side_name,
     written,
 )
@@ -331,6 +332,7 @@ def _sheet_body_context(
         "live": True,
         "version": game_version(game),  # what the sheet shows: its live stream compares it
         "offline_copy": offline_copy_json(game, hands, editable=editable),
+        "urls": sheet_urls(game),
         **_card_context(form, game),
     }
 

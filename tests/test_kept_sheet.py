@@ -10,7 +10,7 @@ import re
 
 import pytest
 from django.test import Client
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 
 from players.models import Player
 from scoring import services
@@ -201,3 +201,40 @@ def test_the_blank_forms_fields_follow_the_entry_and_the_hand_expected(sitting, 
         assert _normal(client.get(url + query).content.decode()) == whole[query]
     services.hand_record(game=game, recorded_by=None, ending="gin", by=game.player_one_id, defender_deadwood=3)
     assert 'name="expected_number" value="10"' in client.get(url).content.decode()
+
+
+def test_the_sheets_links_follow_the_game_its_players_and_the_address_prefix(sitting):
+    """The sheet's links are reversed once per game and players (scoresheet.sheet_urls): another game, a game whose
+    player changed, and the site served under another address prefix each link to their own pages."""
+    game, client = sitting
+    cy = PlayerFactory(name="Cy")
+    other = services.game_create(
+        player_one=cy, player_two=game.player_one, first_dealer=cy, rules={}, created_by=game.created_by
+    )
+    services.hand_record(game=other, recorded_by=None, ending="gin", by=cy, defender_deadwood=3)
+
+    def links(game, prefix: str = "") -> list[str]:
+        return [
+            f'href="{prefix}{reverse("stats:player", args=[game.player_one_id])}"',
+            f'href="{prefix}{reverse("stats:player", args=[game.player_two_id])}"',
+            f'action="{prefix}{reverse("hand_submit", args=[game.pk])}"',
+            f'hx-post="{prefix}{reverse("hand_submit", args=[game.pk])}"',
+            f'action="{prefix}{reverse("hand_undo", args=[game.pk])}"',
+            f'href="{prefix}{reverse("game_history", args=[game.pk])}"',
+        ]
+
+    expected = {(each.pk, prefix): links(each, prefix) for each in (game, other) for prefix in ("", "/gin")}
+    try:
+        for prefix in ("", "/gin", ""):
+            set_script_prefix(prefix + "/")  # as a server does for a site served under that address
+            for each in (game, other):
+                page = client.get(f"/games/{each.pk}/").content.decode()
+                assert [link for link in expected[each.pk, prefix] if link not in page] == [], (each, prefix)
+    finally:
+        set_script_prefix("/")
+    dee = PlayerFactory(name="Dee")
+    Game = type(game)
+    Game.objects.filter(pk=other.pk).update(player_two=dee)
+    other.refresh_from_db()
+    page = client.get(reverse("game", args=[other.pk])).content.decode()
+    assert all(link in page for link in links(other)) and reverse("stats:player", args=[dee.pk]) in page
