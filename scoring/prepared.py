@@ -181,7 +181,8 @@ class Prepared:
         if set(values) != set(self.kinds):
             raise TypeError(f"prepared read takes {sorted(self.kinds)}, not {sorted(values)}")
         alias = router.db_for_read(self.model)
-        low, high = connections[alias].ops.integer_field_range("BigIntegerField")
+        connection = connections[alias]  # a thread-local lookup (asgiref's Local, ~1 us): once a read
+        low, high = connection.ops.integer_field_range("BigIntegerField")
         if any(isinstance(value, int) and not low <= value <= high for value in values.values()):
             return []  # past any id column (an address typed by hand): no row, as the ORM answers
         statement = self._statement(alias)
@@ -193,14 +194,13 @@ class Prepared:
             params[index] = str(value) if as_text else value
         # Run first: a read that answers no row (most viewers' "Needs you") is an empty list at once, without the
         # queryset, its compiler and its row makers; the rows of one that does are handed to them.
-        with connections[alias].cursor() as cursor:
+        with connection.cursor() as cursor:
             cursor.execute(statement.sql, params)
             rows = cursor.fetchall()
         if not rows:
             return []
         if statement.compiled["has_extra_select"]:  # as the compiler's own fetch does
             rows = [row[: statement.compiled["col_count"]] for row in rows]
-        connection = connections[alias]
         converters = statement.converters.get(connection)
         if statement.iterable in _ROWS_OF_VALUES and converters is not None and not statement.composite:
             # A values_list()'s rows, once this connection's converters are known (the first read's compiler
