@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
+from functools import lru_cache
 from weakref import WeakKeyDictionary
 
 from django import forms
@@ -258,7 +259,13 @@ def fields_written(form: NewGameForm) -> dict[str, SafeString | bool]:
 
 
 def player_options(names: list[str]) -> SafeString:
-    """The datalist of player names the name boxes offer."""
+    """The datalist of player names the name boxes offer (up to 300 names, each escaped: kept while the names
+    read are the same, as they are from one GET to the next)."""
+    return _options(tuple(names))
+
+
+@lru_cache(maxsize=8)
+def _options(names: tuple[str, ...]) -> SafeString:
     return _safe("".join(f'<option value="{escape(name)}">' for name in names))
 
 

@@ -322,3 +322,14 @@ def test_errors_of_no_field_are_written_as_the_template_loop_wrote_them():
     expected = engines["django"].from_string(loop).render({"form": form})
     assert new_game_fields(form)["non_field_errors"] == expected
     assert expected.count('role="alert"') == 2 and "&lt;b&gt;" in expected
+
+
+def test_the_name_boxes_offer_a_player_added_since_the_last_visit(scorer):
+    client, user = scorer
+    PlayerFactory(name="Ann")
+    first = client.get(reverse("game_new")).content.decode()
+    assert '<option value="Ann">' in first and "Zed" not in first
+    PlayerFactory(name='Zed "<z>"')
+    again = client.get(reverse("game_new")).content.decode()
+    offered = '<option value="Ann"><option value="Zed &quot;&lt;z&gt;&quot;">'
+    assert f'<datalist id="player-names">{offered}</datalist>' in again
