@@ -204,7 +204,7 @@ def new_page(browser, request):
         page.on(
             "console",
             lambda message: (
-                problems.append(f"console {message.type}: {message.text}")
+                problems.append(f"console {message.type}: {message.text} (at {message.location.get('url') or '?'})")
                 if message.type == "error"
                 and not BENIGN_CONSOLE.match(message.text)
                 and not (request.node.stash.get(BODY_DONE, False) and CUT_BY_TEARDOWN.match(message.text))
