@@ -162,6 +162,8 @@ def _check_deadwood(
 ) -> int:
     """``message`` (marked with gettext_noop, with %(number)s and %(name)s) asks for the missing figure: it is
     translated only when it is said (every valid hand of every sheet passes here twice)."""
+    if type(value) is int and low <= value <= high:  # the usual figure, answered before any message is made
+        return value
     place = board_place(number, board)
     if value is None:
         raise HandError(
@@ -203,7 +205,7 @@ def _validate_hand(
 
     ``board``: the hand is that board of partnership deal ``number``; its refusals name the board too.
     """
-    place = board_place(number, board)
+    place = number if board is None else board_place(number, board)
 
     def refuse(field: str, message: str) -> HandError:
         return HandError(number, field, message, board=board)
@@ -497,8 +499,8 @@ def score_session(
     results: list[HandResult] = []
     dealer = first_dealer
     for number, facts in enumerate(hands, start=1):
-        session_over = all(game.over for game in games)
-        upcard = _validate_hand(rules, pair, facts, number, session_over)
+        open_games = [game for game in games if not game.over]  # in their numbers' order
+        upcard = _validate_hand(rules, pair, facts, number, not open_games)
         if facts.ending == "dead":
             hand = HandResult(number, dealer, "dead", None, None, 0, 0, False, ())
         else:
@@ -506,12 +508,16 @@ def score_session(
             boxes = 2 if doubled and rules.spade_double_boxes else 1
             # Hollywood flow: every open game where the winner already has a win,
             # plus the lowest-numbered open game where they have none.
-            open_games = [game for game in games if not game.over]
-            receiving = [game for game in open_games if game.wins[winner]]
-            first_without = next((game for game in open_games if not game.wins[winner]), None)
+            receiving = []
+            first_without = None
+            for game in open_games:
+                if game.wins[winner]:
+                    receiving.append(game)
+                elif first_without is None:
+                    first_without = game
             if first_without is not None:
                 receiving.append(first_without)
-            receiving.sort(key=lambda game: game.number)
+                receiving.sort(key=_game_number)
             for game in receiving:
                 game.hand_points[winner] += points
                 game.boxes[winner] += boxes
@@ -530,7 +536,7 @@ def score_session(
                 points,
                 boxes,
                 doubled,
-                tuple(game.number for game in receiving),
+                tuple([game.number for game in receiving]),
             )
         if time_called_after is not None and number > time_called_after:
             _end_by_time(rules, pair, games[0], number)
@@ -546,6 +552,10 @@ def score_session(
         next_dealer=None if over else dealer,
         time_called_after=time_called_after,
     )
+
+
+def _game_number(game: _OpenGame) -> int:
+    return game.number
 
 
 def _end_by_time(rules: RuleSet, players: tuple[Player, Player], game: _OpenGame, number: int) -> None:
