@@ -39,6 +39,7 @@ CSRF_MARK = f"csrf{secrets.token_hex(12)}"
 SAVE_KEY_MARK = f"savekey{secrets.token_hex(12)}"
 SAVED_MARK = f"saved{secrets.token_hex(12)}"
 EXPECTED_MARK = f"expected{secrets.token_hex(12)}"  # the blank hand form's number, in its kept fields (views.py)
+BODY_MARK = f"body{secrets.token_hex(12)}"  # the body in the htmx answer's frame written around it (views.py)
 # The save's notice as game.html writes it; the kept sheet holds it with SAVED_MARK for its words.
 _NOTICE = '<p class="notice" role="status">{}</p>'
 

@@ -442,8 +442,22 @@ def _league_context(user, game: Game) -> dict:
 def _render_sheet(request, game: Game, *, status: int = 200, **extra):
     context = sheet_context(request, game, **extra)
     if request.htmx:
+        if "sheet_html" in context and not messages.get_messages(request):  # the usual answer to a save
+            return HttpResponse(_htmx_sheet_frame().replace(kept_sheet.BODY_MARK, context["sheet_html"], 1))
         return render(request, "scoring/game.html#sheet", context)
     return render(request, "scoring/game.html", context, status=status)
+
+
+def _htmx_sheet_frame() -> str:
+    """game.html's ``#sheet`` as an htmx answer with no message writes it around a kept body (kept_sheet.BODY_MARK
+    in its place): written once per language, instead of through the template engine and the context processors on
+    every save (a tenth of the sheet's own drawing). An answer with a message to show is drawn by the template."""
+
+    def write() -> str:
+        context = {"request": {"htmx": True}, "messages": (), "sheet_html": kept_sheet.BODY_MARK}
+        return render_to_string("scoring/game.html#sheet", context)
+
+    return written(("htmx sheet frame",), write)
 
 
 # --- entering the cards ------------------------------------------------------

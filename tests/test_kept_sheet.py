@@ -238,3 +238,34 @@ def test_the_sheets_links_follow_the_game_its_players_and_the_address_prefix(sit
     other.refresh_from_db()
     page = client.get(reverse("game", args=[other.pk])).content.decode()
     assert all(link in page for link in links(other)) and reverse("stats:player", args=[dee.pk]) in page
+
+
+def test_a_saves_answer_with_a_message_waiting_shows_it_as_the_template_writes_it(sitting, settings, rf):
+    """A save's htmx answer around a kept body is written from a frame kept per language
+    (views._htmx_sheet_frame) when no message waits; with one waiting (left by a page that redirected) it is the
+    template's, showing the message once, whether the sheet is kept or drawn whole."""
+    from django.contrib.messages import constants
+    from django.contrib.messages.storage.base import Message
+    from django.contrib.messages.storage.cookie import CookieStorage
+
+    game, client = sitting
+    url = reverse("hand_submit", args=[game.pk])
+    waiting = CookieStorage(rf.get("/"))._encode([Message(constants.SUCCESS, 'Time called <"soon">')])
+    shown = (
+        '\n<div id="messages" hx-swap-oob="true"><ul class="messages" role="status">'
+        '<li class="success">Time called &lt;&quot;soon&quot;&gt;</li></ul></div>\n\n<div id="sheet"'
+    )
+    number = 9
+    for entries in (2000, 0):
+        settings.PART_CACHE_ENTRIES = entries
+        for message in (True, False):
+            if message:
+                client.cookies["messages"] = waiting
+            hand = {"ending": "knock", "by": game.player_one_id, "knocker_deadwood": 2, "defender_deadwood": 9}
+            answer = client.post(
+                url, {**hand, "action": "save", "expected_number": number}, HTTP_HX_REQUEST="true"
+            ).content.decode()
+            assert f"Hand {number} saved" in answer
+            expected = shown if message else '\n<div id="messages" hx-swap-oob="true"></div>\n\n<div id="sheet"'
+            assert answer.startswith(expected) and answer.endswith("</div>\n"), (entries, message)
+            number += 1
