@@ -10,7 +10,8 @@ turn collection on and off around them) and dumped on their own. "record" is the
 (htmx, answered with the sheet's partial) of bench_pages, each hand taken back uncounted; its floor
 is "floor_post", a bare Django POST of the same form. Prints instructions per request and each
 page's ratio to its floor (a bare Django GET, or POST, through the same middleware and session).
-Instruction counts do not depend on the machine's load, unlike bench_pages' times.
+Instruction counts do not depend on the machine's load, unlike bench_pages' times; the runs use one string
+hash seed and freeze the warm-up's objects out of the garbage collector, so two runs of one tree agree.
 --keep keeps the callgrind files, for ``callgrind_annotate --inclusive=yes FILE`` (C functions
 only: Python's own are not named there).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import gc
 import os
 import re
 import shutil
@@ -110,6 +112,10 @@ def measure(args) -> None:
             assert call().status_code == 200
             if undo:
                 undo()
+        # What the warm-up left is kept out of the collector's passes: a full pass over Django's heap, falling
+        # inside or outside the counted requests by chance, moved a figure by 1-2M from one run to the next.
+        gc.collect()
+        gc.freeze()
         helper.counting_on()
         for _ in range(args.requests):
             call()
@@ -154,7 +160,8 @@ def main() -> None:
         sys.executable, __file__, "--inside", f"--workdir={workdir}", f"--requests={args.requests}",
         f"--only={','.join(args.only)}",
     ]  # fmt: skip
-    subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+    # One string hash seed for every run: dicts and sets laid out alike, so two runs of one tree count alike.
+    subprocess.run(command, check=True, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONHASHSEED": "0"})
     dumps = {}
     for path in Path(workdir).glob("callgrind.out.*"):
         match = re.search(r"^desc: Trigger: Client Request: (\w+)", path.read_text(), re.MULTILINE)
