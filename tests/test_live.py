@@ -1,9 +1,11 @@
 """Live pages' one stream (/live/): who may follow what, and what each viewer hears."""
 
+import asyncio
 import json
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection
 from django.test import AsyncClient
 from django.urls import reverse
 
@@ -79,6 +81,36 @@ def test_a_scoresheet_stream_hears_a_hand_saved_on_another_phone_of_a_friendly_g
     friendly.refresh_from_db()
     assert status == 200 and _names(events) == ["ready", "game"]
     assert events[1][1] == changes.game_version(friendly) != json.loads(events[0][1])["game"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_still_hears_a_hand_after_its_hub_failed_unexpectedly(monkeypatch):
+    """The hub's first look at the versions fails with an error nobody planned for: the hub starts again
+    and the open page still hears the other phone's hand (it used to stay deaf until another page opened)."""
+    cast = make_club(name="Kitchen Hub")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    friendly = services.game_create(player_one=pat, player_two=quinn, first_dealer=quinn, created_by=cast.player)
+    reader = "_read_versions" if connection.vendor == "postgresql" else "_polled_versions"
+    read, failed = getattr(live, reader), []
+
+    def fails_once(*args):
+        if not failed:
+            failed.append(True)
+            raise RuntimeError("an error nobody planned for")
+        return read(*args)
+
+    monkeypatch.setattr(live, reader, fails_once)
+    monkeypatch.setattr(live, "RECONNECT_SECONDS", 0.1)
+    watching = _stream(
+        None,
+        f"game={friendly.pk}",
+        until=lambda events: "game" in _names(events),
+        timer_after_ready=lambda: _record_later(friendly, pat, delay=0.5),
+    )
+    status, events = run_async(asyncio.wait_for(watching, timeout=10))
+    friendly.refresh_from_db()
+    assert failed and status == 200 and _names(events) == ["ready", "game"]
+    assert events[1][1] == changes.game_version(friendly)
 
 
 def _hand_then_finish_later(game, by, then_by):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import threading
 import weakref
 from collections import Counter
@@ -61,7 +62,7 @@ POLL_SECONDS = 0.5  # SQLite: how often the hub looks at the watched topics' ver
 SAFETY_SECONDS = 10.0  # PostgreSQL: look at every watched topic this often, notified or not
 WAIT_SECONDS = 1.0  # PostgreSQL: the longest the hub waits for a notification before looking around
 BURST_SECONDS = 0.01  # PostgreSQL: after one notification, gather the others already on their way
-RECONNECT_SECONDS = 1.0  # PostgreSQL: wait this long before listening again after the connection broke
+RECONNECT_SECONDS = 1.0  # wait this long before listening (polling) again after the connection (hub) broke
 KEEPALIVE_SECONDS = 15.0  # a comment line this often keeps proxies from closing a quiet stream
 STREAM_SECONDS = 300.0  # the server ends a stream after this long; the browser reconnects
 # What a stream says when the server shuts down: the page reconnects by itself 10 to 20 s later (to the
@@ -69,6 +70,8 @@ STREAM_SECONDS = 300.0  # the server ends a stream after this long; the browser 
 CLOSING = "retry: 20000\n\nevent: closing\ndata: reconnect later\n\n"
 LISTENER_NAME = "ginleague-live"  # application_name of the hub's connection (pg_stat_activity shows it)
 OPENING_AT_ONCE = 4  # streams of one process that may read the database at once while they open
+
+logger = logging.getLogger(__name__)
 
 
 async def topic_changes(
@@ -224,10 +227,17 @@ class _Hub:
                 news.put_nowait((topic, version))
 
     async def _run(self) -> None:
-        if connections["default"].vendor == "postgresql":
-            await self._listen()
-        else:
-            await self._poll()
+        # The hub outlives any one failure: a task that ended on an error nobody expected would leave every
+        # open stream of this process deaf, with nothing to restart it until another stream opens.
+        while self.watchers:
+            try:
+                if connections["default"].vendor == "postgresql":
+                    await self._listen()
+                else:
+                    await self._poll()
+            except Exception:
+                logger.exception("The live hub failed; it starts again in %s s", RECONNECT_SECONDS)
+                await asyncio.sleep(RECONNECT_SECONDS)
 
     # --- PostgreSQL: one LISTEN connection --------------------------------------------------------
 
