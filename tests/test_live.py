@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import threading
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -111,6 +112,47 @@ def test_a_stream_still_hears_a_hand_after_its_hub_failed_unexpectedly(monkeypat
     friendly.refresh_from_db()
     assert failed and status == 200 and _names(events) == ["ready", "game"]
     assert events[1][1] == changes.game_version(friendly)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_reopened_while_its_hub_was_stopping_still_hears_the_next_hand(monkeypatch):
+    """A reload: the page's old stream ends, the hub sees nobody watching and stops, and the new stream
+    opens while the hub is still closing its connection. The hub looks again instead of ending (the new
+    page used to stay deaf: nothing started a hub that had not quite ended yet)."""
+    cast = make_club(name="Kitchen Reload")
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    friendly = services.game_create(player_one=pat, player_two=quinn, first_dealer=quinn, created_by=cast.player)
+    stopping = threading.Event()
+    method = "_listen" if connection.vendor == "postgresql" else "_poll"
+    watch = getattr(live._Hub, method)
+
+    async def slow_to_close(hub):
+        await watch(hub)
+        stopping.set()
+        await asyncio.sleep(1.0)  # closing its connection, slowly
+
+    monkeypatch.setattr(live._Hub, method, slow_to_close)
+    topics = [changes.game_topic(friendly.pk)]
+
+    async def reload():
+        page = live.topic_changes(topics)
+        assert (await anext(page))[0] == "ready"
+        await page.aclose()  # the page goes: nobody watches, the hub stops
+        await sync_to_async(stopping.wait)(timeout=10)
+        heard, timer = [], None
+        async for kind, versions in live.topic_changes(topics):  # the page again, while the hub is closing
+            heard.append((kind, versions))
+            if kind == "ready":
+                timer = _record_later(friendly, pat)
+            elif kind == "change":
+                break
+        timer.join()
+        return heard
+
+    heard = run_async(asyncio.wait_for(reload(), timeout=15))
+    friendly.refresh_from_db()
+    assert stopping.is_set() and [kind for kind, _ in heard] == ["ready", "change"]
+    assert heard[1][1] == {topics[0]: changes.game_version(friendly)}
 
 
 def _hand_then_finish_later(game, by, then_by):
