@@ -34,7 +34,7 @@ export FIND_PYTHON
 # test starts would otherwise compile the project anew.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run dev demo test install lint pytest fuzz screenshots browser gettext migrate collectstatic bench clean messages
+.PHONY: run dev demo test install lint pytest durations fuzz screenshots browser gettext migrate collectstatic bench clean messages
 
 $(STAMP): pyproject.toml
 	@if [ ! -x $(PY) ]; then \
@@ -130,6 +130,11 @@ gettext:
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 pytest: $(STAMP) browser gettext
 	$(VENV)/bin/pytest -n $(WORKERS) --maxschedchunk=2 --durations=10 $(PYTEST_ARGS)
+
+# After a whole `make test`: its long tests' times become tests/durations.json, which orders a clean clone's
+# run (CI's) as the cache orders a developer's: the longest tests first, shared by the workers.
+durations: $(STAMP)
+	$(VENV)/bin/python -c 'from tests.conftest import write_known_durations; write_known_durations()'
 
 # The browser tests again, saving what their pages look like (phone, laptop and wall sizes, every language
 # tested) in test-artifacts/ to look at; `make test` takes no screenshot unless a test fails.

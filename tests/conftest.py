@@ -28,16 +28,34 @@ def load_vector(path: Path) -> dict:
 DURATIONS = "ginleague/durations"
 # Tests shorter than this keep pytest-randomly's shuffled order among themselves.
 LONG_TEST_SECONDS = 2.0
+# The long tests' times, committed (`make durations` writes them from the cache): a clean clone, CI's, has no
+# pytest cache to order by, and a 30-second test drawn last kept the other workers idle while it ran.
+KNOWN_DURATIONS = Path(__file__).parent / "durations.json"
+
+
+def known_durations(cache) -> dict[str, float]:
+    """Each test's time in the last run that ran it, else as committed."""
+    try:
+        committed = json.loads(KNOWN_DURATIONS.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        committed = {}
+    return {**committed, **(cache.get(DURATIONS, {}) if cache else {})}
+
+
+def write_known_durations(cache_folder: str = ".pytest_cache") -> None:
+    """``make durations``: the long tests' times of the cache's last runs become the committed ones."""
+    kept = json.loads((Path(cache_folder) / "v" / DURATIONS).read_text(encoding="utf-8"))
+    long_ones = {nodeid: round(seconds, 1) for nodeid, seconds in sorted(kept.items()) if seconds >= LONG_TEST_SECONDS}
+    KNOWN_DURATIONS.write_text(json.dumps(long_ones, indent=1) + "\n", encoding="utf-8")
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """The browser tests and the slow ones first, then the rest, each group's long tests longest first (by the
-    last run's times), the others in pytest-randomly's shuffled order: the workers share the long tests
-    early and finish together on the short ones, instead of one worker starting a 40-second test when
+    last run's times, or the committed ones), the others in pytest-randomly's shuffled order: the workers share
+    the long tests early and finish together on the short ones, instead of one worker starting a 40-second test when
     the others have nothing left to run. Every xdist worker sorts alike (the times are read from one file)."""
-    cache = getattr(config, "cache", None)
-    durations = cache.get(DURATIONS, {}) if cache else {}
+    durations = known_durations(getattr(config, "cache", None))
 
     def order(item):
         seconds = durations.get(item.nodeid, 0.0)
