@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import copy
 import datetime
+import os
 import threading
 import weakref
+from asyncio import get_running_loop
 from dataclasses import dataclass, field
 
+from django.core.exceptions import SynchronousOnlyOperation
 from django.db import connections, router
 from django.db.models import QuerySet
 from django.db.models.query import (
@@ -35,6 +38,51 @@ _DATE_STAND_IN = datetime.date(1111, 11, 11)
 
 
 _ROWS_OF_VALUES = (ValuesListIterable, FlatValuesListIterable)
+
+
+def fetch_all(connection, sql: str, params: list) -> list:
+    """``cursor.execute(sql, params)`` then ``fetchall()`` on ``connection``, as through ``connection.cursor()``.
+
+    Django's cursor wraps the backend's in several layers (its own wrapper, the execute wrappers, an error
+    wrapper per fetch, two async checks), about 60k instructions a statement, a third of running a "Needs
+    you" read on SQLite (issue 40). With no query logging (DEBUG, a test counting queries), no execute
+    wrapper, an open connection and its health checked, the same checks are made once each here (no event
+    loop in this thread, the connection used by its own thread, no broken transaction) and the backend's
+    cursor's errors are raised as Django's error wrapper raises them (a lost connection is still a 503).
+    Otherwise, Django's cursor does it all."""
+    if (
+        connection.connection is None
+        or connection.queries_logged
+        or connection.execute_wrappers
+        or (connection.health_check_enabled and not connection.health_check_done)
+    ):
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    try:  # django.utils.asyncio.async_unsafe, as connection.cursor() checks
+        get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        if not os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE"):
+            raise SynchronousOnlyOperation(
+                "You cannot call this from an async context - use a thread or sync_to_async."
+            )
+    connection.validate_thread_sharing()
+    connection.validate_no_broken_transaction()
+    try:
+        cursor = connection.create_cursor()
+        try:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+        finally:
+            try:  # noqa: SIM105 - as Django's cursor closes (an error closing it is of no use); suppress() costs a call
+                cursor.close()
+            except connection.Database.Error:
+                pass
+    except connection.Database.Error as error:  # Django's error in its place, as its error wrapper raises it
+        connection.wrap_database_errors.__exit__(type(error), error, error.__traceback__)
+        raise
 
 
 def _converted(rows: list, converters: dict, connection, *, flat: bool) -> list:
@@ -70,6 +118,7 @@ class _Statement:
     # A read of one model's own columns (no select_related, annotation or prefetch): its columns' attribute names
     # in the row (ModelIterable's init_list), for making each model at once; None for any other read.
     own_columns: tuple | None
+    id_range: tuple  # the database's BigIntegerField range: a value past it matches no id
     # Each connection's converters of the columns (dates, decimals, booleans on SQLite): asking every column's
     # field and the backend for them was a third of a prepared read's time. Per connection: the backend's are
     # its own bound methods, and a server thread has its own connection.
@@ -162,6 +211,7 @@ class Prepared:
             ):
                 own_columns = tuple(column[0].target.attname for column in compiler.select[: compiler.col_count])
             statement = _Statement(
+                id_range=connections[alias].ops.integer_field_range("BigIntegerField"),
                 own_columns=own_columns,
                 query=prepared,
                 sql=sql,
@@ -182,10 +232,11 @@ class Prepared:
             raise TypeError(f"prepared read takes {sorted(self.kinds)}, not {sorted(values)}")
         alias = router.db_for_read(self.model)
         connection = connections[alias]  # a thread-local lookup (asgiref's Local, ~1 us): once a read
-        low, high = connection.ops.integer_field_range("BigIntegerField")
-        if any(isinstance(value, int) and not low <= value <= high for value in values.values()):
-            return []  # past any id column (an address typed by hand): no row, as the ORM answers
-        statement = self._statement(alias)
+        statement = self._statements.get(alias) or self._statement(alias)
+        low, high = statement.id_range
+        for value in values.values():
+            if isinstance(value, int) and not low <= value <= high:
+                return []  # past any id column (an address typed by hand): no row, as the ORM answers
         params = list(statement.params)
         for index, name, as_text in statement.slots:
             value = values[name]
@@ -194,9 +245,7 @@ class Prepared:
             params[index] = str(value) if as_text else value
         # Run first: a read that answers no row (most viewers' "Needs you") is an empty list at once, without the
         # queryset, its compiler and its row makers; the rows of one that does are handed to them.
-        with connection.cursor() as cursor:
-            cursor.execute(statement.sql, params)
-            rows = cursor.fetchall()
+        rows = fetch_all(connection, statement.sql, params)
         if not rows:
             return []
         if statement.compiled["has_extra_select"]:  # as the compiler's own fetch does

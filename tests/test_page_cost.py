@@ -299,3 +299,35 @@ def test_the_scoresheets_game_and_hands_compile_no_sql_once_built(compiled, djan
     for missing in (other.pk + 1000, 10**30):  # no such game, and an id past any id column
         with pytest.raises(Game.DoesNotExist):
             game_for_sheet(pk=missing)
+
+
+def test_a_prepared_read_is_counted_as_a_query_and_its_errors_are_djangos(monkeypatch):
+    """A prepared read runs the backend's cursor itself (scoring.prepared.fetch_all), yet is a query like any
+    other: counted where queries are counted, and a database error raised as Django's (a lost connection is a
+    503, ginleague/errors.py) with the connection marked for the end-of-request check."""
+    from django.db import OperationalError, connection
+    from django.test.utils import CaptureQueriesContext
+
+    from scoring.models import Game
+    from scoring.prepared import Prepared
+
+    game = make_game(rules={"preset": "hollywood"})
+    by_pk = Prepared(Game, lambda pk: Game.objects.filter(pk=pk).values_list("pk", flat=True), pk=int)
+    assert by_pk(pk=game.pk) == [game.pk]  # not counted: the backend's cursor at once
+    with CaptureQueriesContext(connection) as counted:
+        assert by_pk(pk=game.pk) == [game.pk]
+    assert len(counted.captured_queries) == 1 and str(game.pk) in counted.captured_queries[0]["sql"]
+
+    class LostCursor:
+        def execute(self, sql, params):
+            raise connection.Database.OperationalError("server closed the connection unexpectedly")
+
+        def close(self):
+            raise connection.Database.InterfaceError("cursor already closed")
+
+    monkeypatch.setattr(connection, "create_cursor", lambda name=None: LostCursor())
+    monkeypatch.setattr(connection, "errors_occurred", False)
+    with pytest.raises(OperationalError, match="server closed") as raised:
+        by_pk(pk=game.pk)
+    assert isinstance(raised.value.__cause__, connection.Database.OperationalError)
+    assert connection.errors_occurred is True
