@@ -10,7 +10,7 @@ from django.urls import reverse
 from scoring import changes, services
 from scoring.league import live
 from scoring.league import services as league
-from scoring.models import SeasonFormat
+from scoring.models import Game, SeasonFormat
 from tests.league_setup import make_club, play
 
 
@@ -296,3 +296,26 @@ def test_a_seasons_hand_is_announced_to_its_wall_screens_and_a_friendly_games_to
     assert [payload for channel, payload in heard if channel == changes.CHANNEL] == [f"season:{season.pk}"]
     games = [f"game:{game.pk}" for game in (friendly, league_game, friendly)]
     assert [payload for channel, payload in heard if channel == changes.GAME_CHANNEL] == games
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_seasons_new_game_is_announced_to_its_wall_screens_at_once():
+    """A season's game started is on its walls when it commits, not at their hub's next look around
+    (SAFETY_SECONDS later): a new game sent no notification before."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip(
+            "NOTIFY is PostgreSQL's; SQLite screens poll (test_change_stream_reports_a_hand_saved_elsewhere)"
+        )
+    import psycopg
+
+    cast = make_club(name="Started")
+    season = open_season(cast)
+    pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
+    with psycopg.connect(**live._listener_params()) as listener:
+        listener.execute(f"LISTEN {changes.CHANNEL}")
+        game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
+        heard = [(note.channel, note.payload) for note in listener.notifies(timeout=1.0)]
+    assert heard == [(changes.CHANNEL, f"season:{season.pk}")]
+    assert Game.objects.get(pk=game.pk).season_id == season.pk

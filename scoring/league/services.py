@@ -426,7 +426,9 @@ def _season_game_create(
         name=name,
     )
     game.season, game.fixture, game.league_status = season, fixture, LeagueStatus.PLAYING
-    game.save(update_fields=["season", "fixture", "league_status"])
+    # Written with the change counted and announced: on PostgreSQL the season's wall screens and pages
+    # hear of the new game when this commits, instead of at their hub's next look (up to SAFETY_SECONDS).
+    notify_change(game=game, save=("season", "fixture", "league_status"))
     return game
 
 
