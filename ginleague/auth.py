@@ -6,19 +6,21 @@ Django's own (django.contrib.auth.get_user, Django 6.1), line for line, but for 
 reads accounts as ModelBackend does (its ``get_user`` not overridden), the row comes from a prepared
 statement (scoring/prepared.py) and ``user_can_authenticate`` still decides (a deactivated account is signed
 out). Everything else is Django's: the session's backend must still be in AUTHENTICATION_BACKENDS, the
-session's auth hash is checked with constant_time_compare, then against SECRET_KEY_FALLBACKS (the session
-cycled onto the new hash), and a session that fails is flushed.
+session's auth hash is checked with constant_time_compare (the account's own hash, an HMAC of its stored
+password hash, kept per password hash and SECRET_KEY: the same every request), then against
+SECRET_KEY_FALLBACKS (the session cycled onto the new hash), and a session that fails is flushed.
 """
 
 from __future__ import annotations
 
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.middleware import AuthenticationMiddleware as DjangoAuthenticationMiddleware
-from django.utils.crypto import constant_time_compare
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.functional import SimpleLazyObject, empty
 
 from scoring.prepared import Prepared
@@ -39,13 +41,35 @@ def _backend_user(backend, user_id):
     return user if user is not None and backend.user_can_authenticate(user) else None
 
 
+@lru_cache(maxsize=1024)
+def _password_hmac(password: str, secret_key: str) -> str:
+    """AbstractBaseUser._get_session_auth_hash() of a password (its stored hash) under the current SECRET_KEY."""
+    return salted_hmac(_SESSION_HASH_SALT, password, secret=secret_key, algorithm="sha256").hexdigest()
+
+
+_SESSION_HASH_SALT = "django.contrib.auth.models.AbstractBaseUser.get_session_auth_hash"  # Django's key_salt
+
+
+def _session_auth_hash(user) -> str:
+    """``user.get_session_auth_hash()``, the same HMAC of the same stored password hash on every request of the
+    account: kept per password hash and SECRET_KEY (an HMAC each request was a fifth of reading the account). A
+    user class that writes its own hash is asked, as Django asks it."""
+    cls = type(user)
+    if (
+        cls.get_session_auth_hash is not AbstractBaseUser.get_session_auth_hash
+        or cls._get_session_auth_hash is not AbstractBaseUser._get_session_auth_hash
+        or not isinstance(user.password, str)
+    ):
+        return user.get_session_auth_hash()
+    return _password_hmac(user.password, settings.SECRET_KEY)
+
+
 def get_user(request):
     """Django's ``auth.get_user`` (see the module's docstring): the request's account, or AnonymousUser."""
-    from django.contrib.auth.models import AnonymousUser
-
     user = None
     try:
-        user_id = get_user_model()._meta.pk.to_python(request.session[SESSION_KEY])  # auth._get_user_session_key
+        # auth._get_user_session_key; the account model is the one the prepared read was built for.
+        user_id = _account_by_id().model._meta.pk.to_python(request.session[SESSION_KEY])
         backend_path = request.session[BACKEND_SESSION_KEY]
     except KeyError:
         pass
@@ -59,7 +83,7 @@ def get_user(request):
                 if not session_hash:
                     session_hash_verified = False
                 else:
-                    session_auth_hash = user.get_session_auth_hash()
+                    session_auth_hash = _session_auth_hash(user)
                     session_hash_verified = constant_time_compare(session_hash, session_auth_hash)
                 if not session_hash_verified:
                     # If the current secret does not verify the session, try with the fallback secrets and
@@ -74,7 +98,11 @@ def get_user(request):
                         request.session.flush()
                         user = None
 
-    return user or AnonymousUser()
+    if user is None:
+        from django.contrib.auth.models import AnonymousUser
+
+        return AnonymousUser()
+    return user
 
 
 def _cached_user(request):

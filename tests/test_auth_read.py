@@ -98,3 +98,17 @@ def test_pages_show_the_account_the_view_read_itself():
     assert 'data-user="cleo"' in page.content.decode()
     anonymous = Client().get(reverse("league:clubs"))
     assert not anonymous.context["user"].is_authenticated and 'data-user=""' in anonymous.content.decode()
+
+
+def test_the_kept_session_hash_is_the_accounts_own(settings):
+    """The session's hash is kept per stored password hash and SECRET_KEY (ginleague.auth._session_auth_hash):
+    always what Django's get_session_auth_hash() says, through a password change and a new key."""
+    from ginleague.auth import _session_auth_hash
+
+    _, user = signed_in()
+    for change in ("none", "password", "key"):
+        if change == "password":
+            user.set_password("another long pass phrase")
+        elif change == "key":
+            settings.SECRET_KEY = "a new secret key " * 4
+        assert _session_auth_hash(user) == _session_auth_hash(user) == user.get_session_auth_hash()
