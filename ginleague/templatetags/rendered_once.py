@@ -103,11 +103,14 @@ class OncePerLanguageNode(template.Node):
         texts, holes = kept
         if not holes:
             return texts[0]
+        # Each hole's nodes straight into the page, and the page not copied into a SafeString here: the NodeList
+        # around this node joins and marks what it renders (the new-game page, ~14k characters with a few
+        # beyond Latin-1, was copied twice more per part).
         out = [texts[0]]
         for hole, text in zip(holes, texts[1:], strict=True):
-            out.append(hole.nodelist.render(context))
+            out.extend([node.render_annotated(context) for node in hole.nodelist])
             out.append(text)
-        return mark_safe("".join(out))  # noqa: S308 - the template's own rendering, escaped as it renders
+        return "".join(out)
 
     def _record(self, context):
         holes = []
