@@ -316,6 +316,6 @@ def test_a_seasons_new_game_is_announced_to_its_wall_screens_at_once():
     with psycopg.connect(**live._listener_params()) as listener:
         listener.execute(f"LISTEN {changes.CHANNEL}")
         game = league.open_game_start(season=season, player_one=pat, player_two=quinn, started_by=cast.owner)
-        heard = [(note.channel, note.payload) for note in listener.notifies(timeout=1.0)]
+        heard = [(note.channel, note.payload) for note in listener.notifies(timeout=10.0, stop_after=1)]
     assert heard == [(changes.CHANNEL, f"season:{season.pk}")]
     assert Game.objects.get(pk=game.pk).season_id == season.pk
