@@ -331,3 +331,24 @@ def test_a_prepared_read_is_counted_as_a_query_and_its_errors_are_djangos(monkey
         by_pk(pk=game.pk)
     assert isinstance(raised.value.__cause__, connection.Database.OperationalError)
     assert connection.errors_occurred is True
+
+
+def test_a_prepared_reads_json_is_a_fresh_object_each_read():
+    """A game's rules (an object of plain values) are decoded once per text and copied for each read
+    (scoring.prepared._kept_json): a caller changing what it was given changes no later read's answer; an
+    object holding more than plain values is decoded every time, as the field decodes it."""
+    from scoring.models import Game
+    from scoring.prepared import Prepared
+
+    game = make_game(rules={"preset": "hollywood"})
+    rules_of = Prepared(Game, lambda pk: Game.objects.filter(pk=pk).values_list("rules", flat=True), pk=int)
+    expected = Game.objects.get(pk=game.pk).rules
+    first = rules_of(pk=game.pk)[0]
+    first["hollywood"] = "changed by a caller"
+    again = rules_of(pk=game.pk)[0]
+    assert again == expected and again is not first and again["hollywood"] is True
+
+    Game.objects.filter(pk=game.pk).update(rules={"preset": "hollywood", "nested": {"a": [1, 2]}})
+    nested = rules_of(pk=game.pk)[0]
+    nested["nested"]["a"].append(3)
+    assert rules_of(pk=game.pk)[0]["nested"] == {"a": [1, 2]}
