@@ -180,6 +180,7 @@ TEMPLATES = [
                 "ginleague.auth.read_user",  # the account itself, once read, not its lazy wrapper (its docstring)
                 "django.contrib.messages.context_processors.messages",
                 "ginleague.csrf.csrf_token",  # the CSRF token masked with one read of random bytes (its docstring)
+                "ginleague.page_defaults.page_defaults",  # base.html's names a page may leave unset (its docstring)
             ],
         },
     },
