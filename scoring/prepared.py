@@ -72,10 +72,12 @@ def fetch_all(connection, sql: str, params: list) -> list:
                 "You cannot call this from an async context - use a thread or sync_to_async."
             )
     connection.validate_thread_sharing()
-    connection.validate_no_broken_transaction()
     try:
+        # The cursor first, as Django's: a connection lost mid-transaction is a database error here (a 503),
+        # not the "broken transaction" its failed savepoint left (a 500).
         cursor = connection.create_cursor()
         try:
+            connection.validate_no_broken_transaction()
             cursor.execute(sql, params)
             return cursor.fetchall()
         finally:
