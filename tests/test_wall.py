@@ -272,16 +272,20 @@ def test_many_screens_share_one_listener_and_each_hears_only_its_own_season():
     assert heard[quiet.pk] == [["ready"]] * screens  # and no other season's screen
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_seasons_hand_is_announced_to_its_wall_screens_and_a_friendly_games_to_nobody():
+def _psycopg_on_postgresql_only():
+    """psycopg, to LISTEN as a wall screen's hub does; the test is skipped on SQLite, which has no NOTIFY."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
-        pytest.skip(
-            "NOTIFY is PostgreSQL's; SQLite screens poll (test_change_stream_reports_a_hand_saved_elsewhere)"
-        )
+        pytest.skip("NOTIFY is PostgreSQL's; SQLite screens poll (test_change_stream_reports_a_hand_saved_elsewhere)")
     import psycopg
 
+    return psycopg
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_seasons_hand_is_announced_to_its_wall_screens_and_a_friendly_games_to_nobody():
+    psycopg = _psycopg_on_postgresql_only()
     cast = make_club(name="Announced")
     season = open_season(cast)
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
@@ -302,14 +306,7 @@ def test_a_seasons_hand_is_announced_to_its_wall_screens_and_a_friendly_games_to
 def test_a_seasons_new_game_is_announced_to_its_wall_screens_at_once():
     """A season's game started is on its walls when it commits, not at their hub's next look around
     (SAFETY_SECONDS later): a new game sent no notification before."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip(
-            "NOTIFY is PostgreSQL's; SQLite screens poll (test_change_stream_reports_a_hand_saved_elsewhere)"
-        )
-    import psycopg
-
+    psycopg = _psycopg_on_postgresql_only()
     cast = make_club(name="Started")
     season = open_season(cast)
     pat, quinn = cast.player_of(cast.player), cast.player_of(cast.rival)
