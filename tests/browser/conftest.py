@@ -13,6 +13,7 @@ Use with pytest-django's ``live_server``::
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import re
@@ -161,9 +162,13 @@ BODY_DONE = pytest.StashKey[bool]()  # the test's own steps are over: its fixtur
 CUT_BY_TEARDOWN = re.compile(r"^Failed to load resource: net::ERR_INCOMPLETE_CHUNKED_ENCODING")
 
 
-def _leave_evidence(request, pages, requests_in_flight) -> None:
+ANSWERS_KEPT = 40  # the last answers a failed test prints (its pages', oldest first)
+
+
+def _leave_evidence(request, pages, requests_in_flight, answers) -> None:
     """A failed test leaves each of its pages' screenshot and HTML in test-artifacts/, and prints the
-    requests that never got an answer: enough to tell a page that never sent from a server that never answered."""
+    requests that never got an answer and the last ones answered, with their status: enough to tell a page
+    that never sent from a server that never answered, or refused."""
     ARTIFACTS.mkdir(exist_ok=True)
     stem = re.sub(r"[^\w.-]+", "-", request.node.name)
     for number, page in enumerate(pages, 1):
@@ -174,6 +179,8 @@ def _leave_evidence(request, pages, requests_in_flight) -> None:
             print(f"page {number}: no evidence ({error})")
     for line in requests_in_flight.values():
         print("no answer:", line)
+    for line in answers:
+        print("answered:", line)
 
 
 @pytest.fixture
@@ -187,6 +194,7 @@ def new_page(browser, request):
     pages = []
     problems: list[str] = []
     requests_in_flight: dict[int, str] = {}
+    answers: collections.deque[str] = collections.deque(maxlen=ANSWERS_KEPT)
 
     def make(*, viewport=None, java_script_enabled=True, **options):
         context = browser.new_context(viewport=viewport or PHONE, java_script_enabled=java_script_enabled, **options)
@@ -199,6 +207,13 @@ def new_page(browser, request):
             lambda sent: requests_in_flight.__setitem__(id(sent), f"{time.strftime('%X')} {sent.method} {sent.url}"),
         )
         page.on("requestfinished", lambda sent: requests_in_flight.pop(id(sent), None))
+        page.on(
+            "response",
+            lambda answer: answers.append(
+                f"{time.strftime('%X')} {answer.status} {answer.request.method} {answer.url}"
+                + (" (the service worker's)" if answer.from_service_worker else "")
+            ),
+        )
         page.on("requestfailed", lambda sent: requests_in_flight.pop(id(sent), None))
         page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
         page.on(
@@ -215,7 +230,7 @@ def new_page(browser, request):
 
     yield make
     if request.node.stash.get(FAILED, False):
-        _leave_evidence(request, pages, requests_in_flight)
+        _leave_evidence(request, pages, requests_in_flight, answers)
     for context in contexts:
         context.close()
     assert not problems, "browser reported problems:\n" + "\n".join(problems)
