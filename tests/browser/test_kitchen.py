@@ -187,6 +187,23 @@ def test_standard_game_from_first_knock_to_play_again(page, live_server):
     expect(page.locator(".dealer-name")).to_have_text(names[carried])
 
 
+SAVE_BUTTON_TOP = "() => document.querySelector('#record button.primary').getBoundingClientRect().top + window.scrollY"
+
+
+def test_the_save_button_stays_put_when_the_preview_lands(page, live_server):
+    """The preview's answer lands just as a thumb reaches "Save hand": the button must not move under it
+    (it moved down by the preview's height, and the tap hit the preview: the hand was not saved; seen in
+    the Oklahoma game below, in the clean-clone CI)."""
+    UserFactory(username="cy")
+    sign_in(page, live_server.url, "cy")
+    start_game(page, live_server.url, one="Cy", two="Di", preset="oklahoma")
+    enter_hand(page, ending="Gin", by="Di", defender=98, rank="K", suit="♠ S")
+    expect(page.locator("#preview")).to_have_text("Gin! Di scores 246 (doubled: spade upcard).")  # two lines
+    with_preview = page.evaluate(SAVE_BUTTON_TOP)
+    page.evaluate("document.getElementById('preview').replaceChildren()")  # as before its answer came
+    assert page.evaluate(SAVE_BUTTON_TOP) == with_preview
+
+
 def test_oklahoma_game_with_a_spade_double(page, live_server):
     UserFactory(username="cy")
     sign_in(page, live_server.url, "cy")
