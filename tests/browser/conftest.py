@@ -158,8 +158,9 @@ def pytest_runtest_makereport(item, call):
 FAILED = pytest.StashKey[bool]()
 BODY_DONE = pytest.StashKey[bool]()  # the test's own steps are over: its fixtures are being torn down
 # A server fixture torn down before the pages (its name after new_page's in a test's arguments) cuts the
-# pages' open live streams: the browser then reports the stream's end, which is the test stopping, not a page.
-CUT_BY_TEARDOWN = re.compile(r"^Failed to load resource: net::ERR_INCOMPLETE_CHUNKED_ENCODING")
+# pages' open live streams: the browser then reports the stream's end, and, a second later (the stream's
+# retry), its reconnection refused by the stopped server: the test stopping, not a page.
+CUT_BY_TEARDOWN = re.compile(r"^Failed to load resource: net::ERR_(INCOMPLETE_CHUNKED_ENCODING|CONNECTION_REFUSED)")
 
 
 ANSWERS_KEPT = 40  # the last answers a failed test prints (its pages', oldest first)
