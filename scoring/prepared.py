@@ -279,24 +279,35 @@ class Prepared:
             return statement
 
     def __call__(self, **values) -> list:
-        if set(values) != set(self.kinds):
-            raise TypeError(f"prepared read takes {sorted(self.kinds)}, not {sorted(values)}")
         alias = router.db_for_read(self.model)
         connection = connections[alias]  # a thread-local lookup (asgiref's Local, ~1 us): once a read
+        statement, params = self.statement_with(alias, **values)
+        if params is None:
+            return []  # past any id column (an address typed by hand): no row, as the ORM answers
+        # Run first: a read that answers no row (most viewers' "Needs you") is an empty list at once, without the
+        # queryset, its compiler and its row makers; the rows of one that does are handed to them.
+        return self.made(connection, alias, statement, params, fetch_all(connection, statement.sql, params))
+
+    def statement_with(self, alias: str, **values) -> tuple[_Statement, list | None]:
+        """The statement on database ``alias`` and its parameters with ``values`` in the stand-ins' places (None:
+        a value past any id, which matches no row), for a caller that sends it with another statement."""
+        if set(values) != set(self.kinds):
+            raise TypeError(f"prepared read takes {sorted(self.kinds)}, not {sorted(values)}")
         statement = self._statements.get(alias) or self._statement(alias)
         low, high = statement.id_range
         for value in values.values():
             if isinstance(value, int) and not low <= value <= high:
-                return []  # past any id column (an address typed by hand): no row, as the ORM answers
+                return statement, None
         params = list(statement.params)
         for index, name, as_text in statement.slots:
             value = values[name]
             if not isinstance(value, self.kinds[name]):
                 raise TypeError(f"{name}: {value!r} is not {self.kinds[name].__name__}")
             params[index] = str(value) if as_text else value
-        # Run first: a read that answers no row (most viewers' "Needs you") is an empty list at once, without the
-        # queryset, its compiler and its row makers; the rows of one that does are handed to them.
-        rows = fetch_all(connection, statement.sql, params)
+        return statement, params
+
+    def made(self, connection, alias: str, statement: _Statement, params: list, rows: list) -> list:
+        """The rows ``statement`` answered (with ``params``) as the models, or values, its queryset gives."""
         if not rows:
             return []
         if statement.compiled["has_extra_select"]:  # as the compiler's own fetch does

@@ -506,16 +506,16 @@ def partnership_sheet(game: Game) -> PartnershipSheet:
 
 
 def hands_in_order(game: Game) -> list[Hand]:
-    """A two-player game's hands in order, every field, each holding ``game`` as its game: what a hand
-    written next is scored after. Every hand POST reads them under the game's lock; the statement is
-    built once per database (scoring/prepared.py), not compiled on each write."""
+    """A game's hands in order (a partnership game's boards by deal, then board), every field, each holding
+    ``game`` as its game: what a hand written next is scored after. Every hand POST reads them under the game's
+    lock; the statement is built once per database (scoring/prepared.py), not compiled on each write."""
     hands = _GAME_HANDS(game_id=game.pk)
     for hand in hands:  # as the related manager's read sets it
         Hand.game.field.set_cached_value(hand, game)
     return hands
 
 
-_GAME_HANDS = Prepared(Hand, lambda game_id: Hand.objects.filter(game_id=game_id).order_by("number"), game_id=int)
+_GAME_HANDS = Prepared(Hand, lambda game_id: Hand.objects.filter(game_id=game_id).order_by(*HAND_ORDER), game_id=int)
 
 
 def game_for_update(*, pk: int) -> Game:
@@ -528,6 +528,28 @@ def game_for_update(*, pk: int) -> Game:
     database from the models' own fields, and the row becomes models with their database converters,
     as Django's ``RawQuerySet`` does.
     """
+    return _locked_read(pk, hands=False)[0]
+
+
+def game_and_hands_for_update(*, pk: int, next_number: int | None = None) -> tuple[Game, list[Hand] | None]:
+    """``game_for_update(pk=pk)`` and the game's hands in order (as ``hands_in_order``); with ``next_number``,
+    the hands only if it is the number of the game's next hand (the locked row's count), else None (a second
+    phone's copy of a hand, refused on that count: its hands are not made into models).
+
+    On PostgreSQL both statements go in one round trip, the hands' after the lock's: a statement's
+    snapshot is taken when it starts, so the hands are read as the lock holder sees them (one statement
+    joining them to the locked row would read them as they were before a writer it waited for committed).
+    """
+    return _locked_read(pk, hands=True, next_number=next_number)
+
+
+def _sends_statements_together(connection) -> bool:
+    """Whether ``connection`` runs several statements sent as one text (psycopg's client-side binding, Django's
+    default on PostgreSQL; not with ``server_side_binding``, and not on SQLite)."""
+    return connection.vendor == "postgresql" and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+
+
+def _locked_read(pk: int, *, hands: bool, next_number: int | None = None) -> tuple[Game, list[Hand] | None]:
     alias = router.db_for_write(Game)
     connection = connections[alias]
     if not connection.in_atomic_block:  # as the ORM's select_for_update refuses
@@ -536,9 +558,18 @@ def game_for_update(*, pk: int) -> Game:
     if not isinstance(pk, int) or not low <= pk <= high:  # past any id column: no such game
         raise Game.DoesNotExist(f"No game with id {pk!r}.")
     sql, columns = _game_for_update_statement(alias)
+    together = hands and _sends_statements_together(connection)
+    if together:
+        read, read_params = _GAME_HANDS.statement_with(alias, game_id=pk)  # pk is in range: never None
     with connection.cursor() as cursor:
-        cursor.execute(sql, [pk])
-        row = cursor.fetchone()
+        if together:
+            cursor.execute(f"{sql}; {read.sql}", [pk, *read_params])
+            row = cursor.fetchone()
+            cursor.nextset()
+            hand_rows = cursor.fetchall()
+        else:
+            cursor.execute(sql, [pk])
+            row = cursor.fetchone()
     if row is None:
         raise Game.DoesNotExist(f"No game with id {pk}.")
     converters = _LOCKED_READ_CONVERTERS.get(connection)
@@ -557,7 +588,14 @@ def game_for_update(*, pk: int) -> Game:
     player_names = [field.attname for field in player_fields]
     game.player_one = Player.from_db(alias, player_names, row[game_end:one_end])
     game.player_two = Player.from_db(alias, player_names, row[one_end:])
-    return game
+    if not hands or (next_number is not None and next_number != game.hand_count + 1):
+        return game, None
+    if together:
+        read_hands = _GAME_HANDS.made(connection, alias, read, read_params, hand_rows)
+        for hand in read_hands:  # as hands_in_order does
+            Hand.game.field.set_cached_value(hand, game)
+        return game, read_hands
+    return game, hands_in_order(game)
 
 
 # Per connection: the backend's converters are its own bound methods, and a server thread has its own connection.

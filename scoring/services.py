@@ -39,7 +39,7 @@ from scoring.permissions import (
     record_owner_message,
     refuse_closed_season,
 )
-from scoring.selectors import HAND_ORDER, game_for_update, hand_facts, hands_in_order, keep_scored
+from scoring.selectors import HAND_ORDER, game_and_hands_for_update, game_for_update, hand_facts, keep_scored
 
 FACT_FIELDS = ("ending", "by", "knocker_deadwood", "defender_deadwood", "upcard")
 CONFIRMED_NEEDS_REASON = gettext_lazy("This result was confirmed: say why you correct it (kept in the game's history).")
@@ -155,7 +155,11 @@ def _lock(game: Game | int, check: Callable[[Game], None] | None = None) -> Game
     closed season first, then the person). ``game`` may be
     an id alone: the game is read once, here, with its players, either way.
     """
-    locked = game_for_update(pk=game if isinstance(game, int) else game.pk)
+    return _checked(game, game_for_update(pk=game if isinstance(game, int) else game.pk), check)
+
+
+def _checked(game: Game | int, locked: Game, check: Callable[[Game], None] | None) -> Game:
+    """``_lock``'s work once the locked row is read: the partners, ``check``, the closed season, the rules."""
     if locked.is_partnership:  # the partners, in one read (the locked read brings the first two)
         partners = Player.objects.in_bulk([locked.player_three_id, locked.player_four_id])
         locked.player_three, locked.player_four = partners[locked.player_three_id], partners[locked.player_four_id]
@@ -763,15 +767,17 @@ def hand_record(
     """
     try:
         with transaction.atomic(savepoint=savepoint):
-            locked = _lock(game, check)
+            # As _lock, with the hands read in the same round trip (PostgreSQL).
+            pk = game if isinstance(game, int) else game.pk
+            locked, hands = game_and_hands_for_update(pk=pk, next_number=expected_number)
+            locked = _checked(game, locked, check)
             _refuse_partnership(locked)
             was_over = locked.over
             # hand_count is derived under this lock like every figure: a second phone's copy of
-            # the hand is refused before the hands are read.
+            # the hand is refused on it (and was not sent the hands).
             number = locked.hand_count + 1
             if expected_number is not None and expected_number != number:
                 raise HandConflict(field="number", hand=expected_number, message=_not_next(expected_number, number))
-            hands = hands_in_order(locked)
             number = len(hands) + 1
             values = _clean_facts(
                 locked,
@@ -970,10 +976,11 @@ def board_record(
     """
     try:
         with transaction.atomic(savepoint=savepoint):
-            locked = _lock(game, check)
+            # As _lock, with the boards read in the same round trip (PostgreSQL).
+            locked, hands = game_and_hands_for_update(pk=game if isinstance(game, int) else game.pk)
+            locked = _checked(game, locked, check)
             _refuse_two_handed(locked)
             was_over = locked.over
-            hands = list(locked.hands.order_by(*HAND_ORDER))
             # Validate before writing so a refused board never touches the table.
             scored = _board_scored(
                 locked,

@@ -10,11 +10,12 @@ import threading
 
 import pytest
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from rest_framework.test import APIClient
 
 from players import clubs
 from players.tokens import token_create
+from scoring import services
 from scoring.models import Hand, IdempotentRequest
 from tests.factories import PlayerFactory, UserFactory, make_game
 
@@ -105,4 +106,59 @@ def test_one_phone_retrying_with_the_same_key_records_once(table):
     assert sorted(str(header) for header in replayed) == ["None", "true"]  # one wrote, one replayed
     assert Hand.objects.filter(game=game).count() == 1
     assert IdempotentRequest.objects.filter(key="ann-phone-hand-1").count() == 1
+    connection.close()
+
+
+def test_a_hand_that_waited_for_the_lock_is_written_after_the_hand_that_held_it(table):
+    """The locked read and the hands' read go to PostgreSQL together: the hands must still be read as the lock's
+    new holder sees them, the hand committed while it waited included (hand 2, not a second hand 1)."""
+    game, ann, bob = table["game"], table["ann"], table["bob"]
+    holding, release, errors = threading.Event(), threading.Event(), []
+
+    def first_phone():
+        try:
+            with transaction.atomic():
+                services.hand_record(
+                    game=game.pk, ending="knock", by=ann.pk, knocker_deadwood=4, defender_deadwood=20, recorded_by=None
+                )
+                holding.set()
+                release.wait(timeout=30)
+        except Exception as error:  # surfaced below
+            errors.append(error)
+        finally:
+            holding.set()
+            connections.close_all()
+
+    holder = threading.Thread(target=first_phone)
+    holder.start()
+    assert holding.wait(timeout=30)
+    bob_gin = {"ending": "gin", "by": bob.pk, "defender_deadwood": 12}
+    responses = []
+
+    def second_phone():
+        responses.extend(post_together([(table["tokens"]["bob"], f"/api/games/{game.pk}/hands/", bob_gin, {})]))
+
+    second = threading.Thread(target=second_phone)
+    second.start()
+    with connection.cursor() as cursor:  # until the second phone's request waits for the game's lock
+        for _ in range(3000):
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                break
+            threading.Event().wait(0.01)
+    release.set()
+    holder.join(timeout=60)
+    second.join(timeout=60)
+    assert not errors, errors
+    (response,) = responses
+    assert response.status_code == 201, response.content
+    assert response.json()["hand"]["number"] == 2
+    assert [(hand.number, hand.ending) for hand in Hand.objects.filter(game=game).order_by("number")] == [
+        (1, "knock"),
+        (2, "gin"),
+    ]
+    game.refresh_from_db()
+    assert game.hand_count == 2
     connection.close()
