@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from django.core.exceptions import SynchronousOnlyOperation
+from django.core.signals import setting_changed
 from django.db import connections, router
 from django.db.models import JSONField, QuerySet
 from django.db.models.fields.json import KeyTransform
@@ -141,18 +142,64 @@ def _json_converter(from_db_value):
     return convert
 
 
+TIMES_KEPT = 8192  # distinct stored times kept parsed per process (a long sitting's hands: two each)
+_TIMES: dict[tuple, datetime.datetime] = {}
+_times_lock = threading.Lock()
+
+
+def forget_times(**kwargs) -> None:
+    """Parse every stored time anew (a setting changed: the time zone or USE_TZ)."""
+    with _times_lock:
+        _TIMES.clear()
+
+
+setting_changed.connect(forget_times, dispatch_uid="prepared_times")
+
+
+def _datetime_converter(convert):
+    """SQLite's ``convert_datetimefield_value``, but a text read before is answered with the time it gave then (a
+    datetime cannot change: one object serves every read). Every hand POST reads each hand's two times on SQLite,
+    and parsing them was a quarter of that read (issue 40); PostgreSQL's driver gives datetimes, not texts."""
+
+    def converted(value, expression, connection):
+        if type(value) is not str:
+            return convert(value, expression, connection)
+        key = (value, connection.alias)  # each database's own time zone
+        kept = _TIMES.get(key)
+        if kept is None:
+            kept = convert(value, expression, connection)
+            with _times_lock:
+                if len(_TIMES) >= TIMES_KEPT:
+                    _TIMES.clear()
+                _TIMES[key] = kept
+        return kept
+
+    return converted
+
+
 def _kept_json(converters: dict) -> dict:
-    """The compiler's converters of the columns, each plain JSONField's (no decoder of its own) kept as above."""
+    """The compiler's converters of the columns, each plain JSONField's (no decoder of its own) kept as above,
+    and SQLite's datetime columns' parsed times kept (``_datetime_converter``)."""
     kept = {}
     for position, (functions, expression) in converters.items():
-        functions = [
-            _json_converter(function)
-            if getattr(function, "__func__", None) is JSONField.from_db_value and function.__self__.decoder is None
-            else function
-            for function in functions
-        ]
+        functions = [_kept_converter(function) for function in functions]
         kept[position] = (functions, expression)
     return kept
+
+
+def _on_sqlite(owner) -> bool:
+    """Whether a converter's owner is SQLite's operations (whose times are texts to parse)."""
+    connection = getattr(owner, "connection", None)
+    return connection is not None and connection.vendor == "sqlite"
+
+
+def _kept_converter(function):
+    method = getattr(function, "__func__", None)
+    if method is JSONField.from_db_value and function.__self__.decoder is None:
+        return _json_converter(function)
+    if method is not None and method.__name__ == "convert_datetimefield_value" and _on_sqlite(function.__self__):
+        return _datetime_converter(function)
+    return function
 
 
 @dataclass(frozen=True)

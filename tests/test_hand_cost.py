@@ -301,3 +301,45 @@ def test_each_hand_read_holds_its_own_list_of_the_games_it_scored_in(table):
     assert Hand.objects.filter(pk=hands[2].pk).values_list("scored_in", flat=True).get() == hands[2].scored_in
     Hand.objects.filter(pk=hands[2].pk).update(scored_in=[])
     assert Hand.objects.get(pk=hands[2].pk).scored_in == []
+
+
+def test_the_hands_read_under_the_lock_give_the_times_stored_now(table):
+    """The write's read of the hands keeps each stored time's text parsed (SQLite stores times as text): the times
+    are the ORM's own, and a time changed since is read as it now is, never as it was."""
+    from datetime import timedelta
+
+    from scoring.selectors import hands_in_order
+
+    user, game = table
+    plain = {hand.pk: (hand.created_at, hand.updated_at) for hand in Hand.objects.filter(game=game)}
+    for _ in range(2):
+        with transaction.atomic():
+            read = hands_in_order(game)
+        assert {hand.pk: (hand.created_at, hand.updated_at) for hand in read} == plain
+    later = plain[read[0].pk][1] + timedelta(days=3, microseconds=7)
+    Hand.objects.filter(pk=read[0].pk).update(updated_at=later)
+    with transaction.atomic():
+        again = hands_in_order(game)
+    assert again[0].updated_at == later and again[1].updated_at == plain[again[1].pk][1]
+
+
+def test_a_listener_of_hands_being_built_hears_the_hands_a_write_reads(table):
+    """Hands are built straight from their rows unless someone listens for models being built (post_init): then
+    each hand of the write's read is built by Django's own path, and the listener hears it."""
+    from django.db.models.signals import post_init
+
+    from scoring.selectors import hands_in_order
+
+    user, game = table
+    heard = []
+
+    def listen(sender, instance, **kwargs):
+        heard.append(instance)
+
+    post_init.connect(listen, sender=Hand)
+    try:
+        with transaction.atomic():
+            read = hands_in_order(game)
+    finally:
+        post_init.disconnect(listen, sender=Hand)
+    assert len(read) == 6 and [hand.pk for hand in heard] == [hand.pk for hand in read]
