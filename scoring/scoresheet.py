@@ -245,7 +245,7 @@ def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editabl
                 hand.defender_deadwood,
                 hand.upcard,
                 result,
-                tuple(tuple(game_totals.values()) for game_totals in totals),
+                tuple(map(tuple, map(dict.values, totals))),  # each game's totals (map: no generator per row)
             )
             row = _WRITTEN.get(key)
             if row is not None:

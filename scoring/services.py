@@ -8,6 +8,7 @@ database exactly as it was.
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -217,17 +218,27 @@ def _final_words(pair: tuple[int | None, int | None]) -> str:
     return pgettext("a final score not reached yet", "open") if pair == (None, None) else f"{pair[0]}\u2013{pair[1]}"
 
 
+# A hand's figures the engine derives, as Hand model attributes (``derived_hand_values`` gives them in this order).
+DERIVED_HAND_FIELDS = ("dealer_id", "result", "winner_id", "points", "boxes", "doubled", "scored_in")
+_stored_figures = operator.attrgetter(*DERIVED_HAND_FIELDS)  # a stored hand's, as one tuple
+
+
+def derived_hand_values(derived: HandResult) -> tuple:
+    """The engine's figures for one hand, in the order of DERIVED_HAND_FIELDS."""
+    return (
+        derived.dealer,
+        derived.result,
+        derived.winner,
+        derived.points,
+        derived.boxes,
+        derived.doubled,
+        list(derived.games),
+    )
+
+
 def derived_hand_fields(derived: HandResult) -> dict[str, Any]:
     """The engine's figures for one hand, as Hand model fields."""
-    return {
-        "dealer_id": derived.dealer,
-        "result": derived.result,
-        "winner_id": derived.winner,
-        "points": derived.points,
-        "boxes": derived.boxes,
-        "doubled": derived.doubled,
-        "scored_in": list(derived.games),
-    }
+    return dict(zip(DERIVED_HAND_FIELDS, derived_hand_values(derived), strict=True))
 
 
 # A game's own figures, rewritten by game_recompute from the engine's result.
@@ -265,21 +276,20 @@ def game_recompute(
     names = game_names(game)
     changes: list[Change] = []
     changed_hands = []
-    new: dict[str, Any] = {}
     for hand, derived in zip(hands, per_hand, strict=True):
-        new = derived_hand_fields(derived)
-        if any(getattr(hand, name) != value for name, value in new.items()):
+        values = derived_hand_values(derived)
+        if _stored_figures(hand) != values:  # compared as one tuple: most hands have not moved
             if hand.result:  # a hand that existed before (not the one just added)
                 before = _describe_hand(hand, names)
                 after = _describe_hand(derived, names)
                 if before != after:
                     place = board_place(hand.number, hand.board)
                     changes.append(Change(_("Hand %(number)s") % {"number": place}, before, after))
-            for name, value in new.items():
+            for name, value in zip(DERIVED_HAND_FIELDS, values, strict=True):
                 setattr(hand, name, value)
             changed_hands.append(hand)
     if changed_hands:
-        Hand.objects.bulk_update(changed_hands, list(new))
+        Hand.objects.bulk_update(changed_hands, list(DERIVED_HAND_FIELDS))
 
     if isinstance(result, PartnershipResult):
         changes += _deals_write(game, result, names, report=report)

@@ -602,5 +602,5 @@ def running_columns(
     for winner, points, scored_in in hands:
         for number in scored_in:
             totals[number - 1][winner] += points
-        rows.append(tuple(dict(game) for game in totals))
+        rows.append(tuple(map(dict, totals)))  # each game's totals copied (map: no generator per hand)
     return tuple(rows)
