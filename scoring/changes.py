@@ -43,6 +43,7 @@ from django.db import DatabaseError, connections
 from django.db.models import Count, Max, Sum
 
 from ginleague import numbers
+from scoring import writes
 from scoring.models import Game, Season, SeasonResults, SwissRound
 from scoring.prepared import Prepared
 
@@ -71,13 +72,16 @@ def notify_change(*, game, save: tuple[str, ...] = ()) -> None:
     topics = [] if not told else [GAME_CHANNEL, f"game:{game.pk}"]
     if told and game.season_id is not None:
         topics = [CHANNEL, f"season:{game.season_id}", *topics]
-    with connection.cursor() as cursor:
-        cursor.execute(_count_change_sql(connection.vendor, tuple(save), len(topics) // 2), [*values, game.pk, *topics])
-        counted = cursor.fetchone()
-        if counted is not None:
-            game.change_count = counted[0]
+
+    def counted(rows: list) -> None:
+        if rows:
+            game.change_count = rows[0][0]
         elif save:  # as save(update_fields=...) says of a row that is gone
             raise DatabaseError("Save with update_fields did not affect any rows.")
+
+    # Inside writes.together() (a hand POST's writes), sent with the other writes in one round trip.
+    sql = _count_change_sql(connection.vendor, tuple(save), len(topics) // 2)
+    writes.run(connection, sql, [*values, game.pk, *topics], counted)
 
 
 @functools.cache

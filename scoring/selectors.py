@@ -27,6 +27,7 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from players.models import MANAGER_ROLES, Invitation, Membership, Player
+from scoring import writes
 from scoring.engine.partnership import PartnershipResult, board_pairs, score_partnership
 from scoring.engine.record import evaluate, hand_to_record
 from scoring.engine.rules import RuleSet, resolve_rules
@@ -543,12 +544,6 @@ def game_and_hands_for_update(*, pk: int, next_number: int | None = None) -> tup
     return _locked_read(pk, hands=True, next_number=next_number)
 
 
-def _sends_statements_together(connection) -> bool:
-    """Whether ``connection`` runs several statements sent as one text (psycopg's client-side binding, Django's
-    default on PostgreSQL; not with ``server_side_binding``, and not on SQLite)."""
-    return connection.vendor == "postgresql" and not connection.settings_dict["OPTIONS"].get("server_side_binding")
-
-
 def _locked_read(pk: int, *, hands: bool, next_number: int | None = None) -> tuple[Game, list[Hand] | None]:
     alias = router.db_for_write(Game)
     connection = connections[alias]
@@ -558,7 +553,7 @@ def _locked_read(pk: int, *, hands: bool, next_number: int | None = None) -> tup
     if not isinstance(pk, int) or not low <= pk <= high:  # past any id column: no such game
         raise Game.DoesNotExist(f"No game with id {pk!r}.")
     sql, columns = _game_for_update_statement(alias)
-    together = hands and _sends_statements_together(connection)
+    together = hands and writes.sends_statements_together(connection)
     if together:
         read, read_params = _GAME_HANDS.statement_with(alias, game_id=pk)  # pk is in range: never None
     with connection.cursor() as cursor:

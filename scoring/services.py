@@ -801,17 +801,18 @@ def hand_record(
             result = _score(locked, [*map(_facts_of, hands), _facts_from(values)])
             derived = result.hands[-1]
             cards = _checked_cards(locked, values, cards, number=number)
-            hand = writes.insert(
-                Hand(
-                    game=locked,
-                    number=number,
-                    cards=cards,
-                    recorded_by=recorded_by,
-                    **derived_hand_fields(derived),
-                    **values,
+            with writes.together():  # the hand, the scores and the game's figures: one round trip (PostgreSQL)
+                hand = writes.insert(
+                    Hand(
+                        game=locked,
+                        number=number,
+                        cards=cards,
+                        recorded_by=recorded_by,
+                        **derived_hand_fields(derived),
+                        **values,
+                    )
                 )
-            )
-            game_recompute(game=locked, hands=[*hands, hand], result=result, report=False)
+                game_recompute(game=locked, hands=[*hands, hand], result=result, report=False)
             if locked.league_status == "confirmed":  # a hand added to a confirmed league result
                 names = game_names(locked)
                 audit_record(
@@ -1004,19 +1005,20 @@ def board_record(
                 defender_deadwood=defender_deadwood,
                 upcard=upcard,
             )
-            hand = writes.insert(
-                Hand(
-                    game=locked,
-                    number=scored.number,
-                    board=board,
-                    cards=scored.cards,
-                    recorded_by=recorded_by,
-                    **derived_hand_fields(scored.per_hand[-1]),
-                    **scored.values,
+            with writes.together():  # the board, the deal, the scores and the game's figures: one round trip
+                hand = writes.insert(
+                    Hand(
+                        game=locked,
+                        number=scored.number,
+                        board=board,
+                        cards=scored.cards,
+                        recorded_by=recorded_by,
+                        **derived_hand_fields(scored.per_hand[-1]),
+                        **scored.values,
+                    )
                 )
-            )
-            every = sorted([*hands, hand], key=lambda stored: (stored.number, stored.board))
-            game_recompute(game=locked, hands=every, result=scored.result, report=False)
+                every = sorted([*hands, hand], key=lambda stored: (stored.number, stored.board))
+                game_recompute(game=locked, hands=every, result=scored.result, report=False)
             _result_changed(locked, recorded_by, was_over=was_over)
     except IntegrityError:
         raise HandConflict(

@@ -9,12 +9,19 @@ rows come back as ``save()`` and ``bulk_create`` leave them: their ids set, save
 
 Only for plain rows: no ``save()`` override, no signal receiver (none is sent), no database default, no
 expression as a value, and a database that returns the inserted ids (PostgreSQL, SQLite 3.35+).
+
+``together()``: on PostgreSQL, the writes made inside it whose answers nothing needs at once (the rows' ids,
+the game's change count) wait, and go to the database as one text, one round trip, when it ends, or just
+before any other statement is run meanwhile, so every statement still runs in the order it was made. A hand
+POST's three writes (the hand, its game's score rows, the game's figures) were three round trips (issue 40).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 
 from django.db import connections, router
 from django.db.models import Field, JSONField, Model
@@ -57,15 +64,86 @@ def upsert[Row: Model](
             if hasattr(value, "resolve_expression"):
                 raise TypeError(f"{model.__name__}.{field.name}: a prepared insert takes values, not expressions")
             params.append(field.get_db_prep_save(value, connection))
+
+    def written(returned_rows: list) -> None:
+        for row, values in zip(rows, returned_rows, strict=True):
+            for field, value in zip(returned, values, strict=True):
+                setattr(row, field.attname, value)
+            row._state.adding = False
+            row._state.db = alias
+
+    run(connection, sql, params, written)
+    return rows
+
+
+def run(connection, sql: str, params: list, answered: Callable[[list], None]) -> None:
+    """Run ``sql`` (a statement that returns rows) on ``connection`` and hand its rows to ``answered``: at once,
+    or, inside ``together()``, when the waiting writes are sent (its ids and counts are not there before)."""
+    waiting = _WAITING.get(connection)
+    if waiting is not None:
+        waiting.append((sql, params, answered))
+        return
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        returned_rows = cursor.fetchall()
-    for row, values in zip(rows, returned_rows, strict=True):
-        for field, value in zip(returned, values, strict=True):
-            setattr(row, field.attname, value)
-        row._state.adding = False
-        row._state.db = alias
-    return rows
+        rows = cursor.fetchall()
+    answered(rows)
+
+
+# Per connection (a server thread has its own): the writes waiting inside together(), in order.
+_WAITING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _send(connection) -> None:
+    """Send the writes waiting on ``connection`` as one text; each one's rows to its ``answered``, in order."""
+    waiting = _WAITING.get(connection)
+    if not waiting:
+        return
+    statements = list(waiting)
+    waiting.clear()  # before running them: the cursor's execute goes through send_first too
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "; ".join(sql for sql, _params, _answered in statements),
+            [param for _sql, params, _answered in statements for param in params],
+        )
+        answers = []
+        for index in range(len(statements)):
+            if index:
+                cursor.nextset()
+            answers.append(cursor.fetchall())
+    for (_sql, _params, answered), rows in zip(statements, answers, strict=True):
+        answered(rows)
+
+
+def sends_statements_together(connection) -> bool:
+    """Whether ``connection`` runs several statements sent as one text, in order, each with its own snapshot
+    (PostgreSQL with psycopg's client-side binding, Django's default; not with ``server_side_binding``, which
+    binds parameters on the server one statement at a time, and not SQLite)."""
+    return connection.vendor == "postgresql" and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+
+
+@contextlib.contextmanager
+def together(using: str = "default") -> Iterator[None]:
+    """Writes made inside wait and go as one round trip at its end where the database takes several statements
+    in one text (``sends_statements_together``); elsewhere each goes at once.
+    A row's id is set, and an ``answered`` called, only then. Another statement run meanwhile (a read, an
+    ORM save) sends the waiting writes first. Leaving by an exception drops them: the caller's transaction
+    is rolling back."""
+    connection = connections[using]
+    if not sends_statements_together(connection) or connection in _WAITING:  # one at a time, or already inside
+        yield
+        return
+    _WAITING[connection] = []
+
+    def send_first(execute, sql, params, many, context):
+        _send(connection)
+        return execute(sql, params, many, context)
+
+    try:
+        with connection.execute_wrapper(send_first):
+            yield
+            _send(connection)
+    finally:
+        del _WAITING[connection]
 
 
 @functools.cache

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from scoring import writes
 from scoring.models import GameScore, Hand, IdempotentRequest
@@ -57,3 +58,43 @@ def test_an_upsert_overwrites_the_rows_that_exist_and_adds_the_others():
     assert [stored(row) for row in GameScore.objects.filter(game=game).order_by("number")] == [
         stored(row) for row in rows
     ]
+
+
+def hand_after(game, number: int, **facts) -> Hand:
+    first = game.hands.order_by("number").first()
+    return Hand(game=game, number=number, dealer_id=first.dealer_id, result=first.result, **facts)
+
+
+def test_writes_made_together_are_stored_with_their_ids_when_it_ends():
+    """A hand POST's writes wait inside together() and go to PostgreSQL as one text (one round trip)."""
+    game = make_game(hands=[{"ending": "dead"}])
+    GameScore.objects.filter(game=game).delete()
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        with writes.together():
+            hand = writes.insert(hand_after(game, 2, ending="dead"))
+            (score,) = writes.upsert(
+                [GameScore(game=game, number=1, player_one_hand_points=25)],
+                unique_fields=["game", "number"],
+                update_fields=["player_one_hand_points"],
+            )
+        assert hand.pk is not None and score.pk is not None
+    assert stored(Hand.objects.get(pk=hand.pk)) == stored(hand)
+    assert stored(GameScore.objects.get(game=game)) == stored(score)
+    writes_sent = [query["sql"] for query in queries if query["sql"].startswith("INSERT")]
+    assert len(writes_sent) == (1 if writes.sends_statements_together(connection) else 2), writes_sent
+
+
+def test_a_statement_run_inside_together_comes_after_the_writes_made_before_it():
+    game = make_game(hands=[{"ending": "dead"}])
+    with transaction.atomic(), writes.together():
+        hand = writes.insert(hand_after(game, 2, ending="dead"))
+        assert Hand.objects.filter(game=game).count() == 2  # the insert went first
+        assert hand.pk is not None
+
+
+def test_a_refused_write_made_together_is_refused_when_sent_and_nothing_is_stored():
+    game = make_game(hands=[{"ending": "dead"}])
+    with pytest.raises(IntegrityError), transaction.atomic(), writes.together():
+        writes.insert(hand_after(game, 3, ending="dead"))
+        writes.insert(hand_after(game, 1, ending="dead"))  # hand 1 is stored: refused
+    assert list(Hand.objects.filter(game=game).values_list("number", flat=True)) == [1]
