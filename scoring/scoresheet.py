@@ -145,7 +145,7 @@ def hands_hidden(count: int, *, show_all: bool) -> int:
 # What the sheet wrote before, by exactly what it shows: rows (``sheet_rows``: a save appends one hand and the sheet it
 # answers with writes one new row, not every row again), boards, results, heads and rules, and the row words. Each key
 # holds the language and everything its text is written from. Bounded: the oldest third goes when full.
-_WRITTEN: dict[tuple, str] = {}
+_WRITTEN: dict[tuple, object] = {}
 WRITTEN_KEPT = 20_000
 _written_lock = threading.Lock()
 
@@ -159,7 +159,7 @@ def forget_written(**kwargs) -> None:
 setting_changed.connect(forget_written, dispatch_uid="scoresheet_written")
 
 
-def _keep(key: tuple, text: str) -> None:
+def _keep(key: tuple, text: object) -> None:
     with _written_lock:
         if len(_WRITTEN) >= WRITTEN_KEPT:
             for old in list(itertools.islice(_WRITTEN, WRITTEN_KEPT // 3)):
@@ -167,13 +167,13 @@ def _keep(key: tuple, text: str) -> None:
         _WRITTEN[key] = text
 
 
-def written(key: tuple, write: Callable[[], str]) -> str:
+def written[Text](key: tuple, write: Callable[[], Text]) -> Text:
     """``write()``'s text, written once for ``key`` (all ``write`` reads but the language and address prefix, which
     are added to it)."""
     return _written((translation.get_language(), get_script_prefix(), *key), write)
 
 
-def _written(key: tuple, write: Callable[[], str]) -> str:
+def _written[Text](key: tuple, write: Callable[[], Text]) -> Text:
     """``write()``'s text, written once for ``key`` (which names the language and all ``write`` reads)."""
     text = _WRITTEN.get(key)
     if text is None:
@@ -392,6 +392,11 @@ def _shown_figure(value) -> str:
     if kind is str:
         return html.escape(value)
     return _shown(value)
+
+
+def shown_value(value) -> str:
+    """``{{ value }}`` of any value: safe HTML as it is, a figure or a name as ``{{ }}`` shows it."""
+    return _shown_figure(value)
 
 
 def _blocktranslated(words, **values) -> str:

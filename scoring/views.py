@@ -218,7 +218,22 @@ def sheet_context(
 
     def render_body() -> str:
         context = _sheet_body_context(game, rules, viewer, card_mode=card_mode, all_hands=all_hands)
-        return render_to_string("scoring/game.html#sheet_body", {**context, **kept_sheet.marks()})
+        context = {**context, **kept_sheet.marks()}
+        if game.season_id is not None:  # a league game's status, drawn from the game's row, is drawn every time
+            return render_to_string("scoring/game.html#sheet_body", context)
+        # Everything a friendly's body shows that is not one of kept_sheet.HOLES: the frame's shape.
+        shape = (
+            game.pk,
+            *((player.pk, player.name) for player in (game.player_one, game.player_two)),
+            rules,
+            card_mode,
+            *viewer.values(),
+            context["over"],
+            context["hollywood"],
+            bool(context["rows"]),
+            bool(context["hands_hidden"]),
+        )
+        return kept_sheet.framed("scoring/game.html#sheet_body", context, shape=shape)
 
     body, token = kept_sheet.sheet_body(
         request,
@@ -329,6 +344,7 @@ def _sheet_body_context(
         # A new key with every rendered record form: sending that form again (a retry) saves once.
         "save_key": uuid.uuid4().hex,
         "last_number": len(hands),
+        "next_number": len(hands) + 1,
         "live": True,
         "version": game_version(game),  # what the sheet shows: its live stream compares it
         "offline_copy": offline_copy_json(game, hands, editable=editable),

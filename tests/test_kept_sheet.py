@@ -269,3 +269,40 @@ def test_a_saves_answer_with_a_message_waiting_shows_it_as_the_template_writes_i
             expected = shown if message else '\n<div id="messages" hx-swap-oob="true"></div>\n\n<div id="sheet"'
             assert answer.startswith(expected) and answer.endswith("</div>\n"), (entries, message)
             number += 1
+
+
+def _answer_is_drawn_whole(client, settings, game, facts: dict, number: int) -> None:
+    """A hand saved through the page: its answer, drawn from the kept frame, is the sheet drawn whole and its notice."""
+    saved = client.post(
+        reverse("hand_submit", args=[game.pk]),
+        {**facts, "action": "save", "expected_number": number},
+        HTTP_HX_REQUEST="true",
+    )
+    assert saved.status_code == 200
+    answer = _normal(saved.content.decode())
+    notice = re.search(r'<p class="notice" role="status">[^<]+</p>', answer).group()
+    settings.PART_CACHE_ENTRIES = 0
+    whole = _normal(client.get(reverse("game", args=[game.pk])).content.decode())
+    settings.PART_CACHE_ENTRIES = 2000
+    sheet = whole[whole.index('<div id="sheet"') : whole.index('\n<div id="hand-words"')]
+    assert answer.replace(notice, "", 1) == f'\n<div id="messages" hx-swap-oob="true"></div>\n\n{sheet}'
+
+
+@pytest.mark.parametrize("language", ["en", "de", "pt-br"])
+def test_saves_answered_from_one_frame_are_each_the_sheet_drawn_whole(settings, language):
+    """The body's frame is drawn once per shape and filled with each version's figures (kept_sheet.framed): every
+    answer, as the totals, the dealer, the hand expected, a time call's note and the game's end move, is the sheet
+    the template draws whole."""
+    user = UserFactory(username="keeper")
+    ann, bob = PlayerFactory(name="Ann & <Co>"), PlayerFactory(name='Bob "B"')
+    game = services.game_create(player_one=ann, player_two=bob, first_dealer=bob, created_by=user)
+    client = Client()
+    client.force_login(user)
+    client.cookies["django_language"] = language
+    knock = {"ending": "knock", "knocker_deadwood": 2, "defender_deadwood": 9}
+    for number in range(1, 4):  # the first from a frame drawn anew, the next from the same frame
+        _answer_is_drawn_whole(client, settings, game, {**knock, "by": ann.pk if number % 2 else bob.pk}, number)
+    services.game_call_time(game=game.pk, called_by=user)
+    _answer_is_drawn_whole(client, settings, game, {"ending": "gin", "by": ann.pk, "defender_deadwood": 60}, 4)
+    game.refresh_from_db()
+    assert game.over
