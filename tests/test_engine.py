@@ -150,8 +150,16 @@ def test_presets_hold_the_rule_book_values():
     for name, values in table.items():
         rules = PRESETS[name]
         got = (
-            rules.knock_limit, rules.gin_bonus, rules.big_gin_bonus, rules.undercut_bonus, rules.target,
-            rules.game_bonus, rules.box_bonus, rules.line_bonus, rules.shutout_mode, rules.next_dealer,
+            rules.knock_limit,
+            rules.gin_bonus,
+            rules.big_gin_bonus,
+            rules.undercut_bonus,
+            rules.target,
+            rules.game_bonus,
+            rules.box_bonus,
+            rules.line_bonus,
+            rules.shutout_mode,
+            rules.next_dealer,
         )
         assert got == values, name
     assert PRESETS["oklahoma"].oklahoma and PRESETS["oklahoma"].spade_double
@@ -168,8 +176,11 @@ def test_overrides_round_trip():
 
 # --- preset names (docs/game-record.md, "rules") -----------------------------------------------------
 
-SHORT_RECORD = {"players": ["Ann", "Bob"], "first_dealer": "Ann", "hands": [{"ending": "gin", "by": "Ann",
-                                                                             "defender_deadwood": 80}]}
+SHORT_RECORD = {
+    "players": ["Ann", "Bob"],
+    "first_dealer": "Ann",
+    "hands": [{"ending": "gin", "by": "Ann", "defender_deadwood": 80}],
+}
 
 
 @pytest.mark.parametrize("written", ["Standard", "STANDARD", " standard ", "Hollywood", "Lets_Play"])
@@ -199,3 +210,29 @@ def test_rules_resolved_again_are_the_same_and_a_refusal_is_never_kept():
     with pytest.raises(RuleError, match=r"not \[1\]"):
         resolve_rules({"preset": "standard", "knock_limit": [1]})
     assert resolve_rules({"preset": "hollywood"}) == replace(PRESETS["hollywood"], timed_game_bonus=100)
+
+
+def test_a_scored_hand_is_the_frozen_result_its_constructor_makes():
+    """score_session makes each hand's result with its fields set at once (engine.score._hand_result): it equals,
+    hashes and reads as the HandResult its constructor makes, and cannot be changed."""
+    import dataclasses
+
+    from scoring.engine.overrides import read_rules
+    from scoring.engine.score import HandFacts, HandResult, score_session
+
+    session = score_session(
+        read_rules({"preset": "hollywood"}),
+        ("ann", "bob"),
+        "bob",
+        [HandFacts("knock", "ann", 3, 10), HandFacts("dead"), HandFacts("gin", "bob", None, 12)],
+    )
+    made = (
+        HandResult(1, "bob", "knock", "ann", "bob", 7, 1, False, (1,)),
+        HandResult(2, "bob", "dead", None, None, 0, 0, False, ()),
+        HandResult(3, "bob", "gin", "bob", "ann", 37, 1, False, (1,)),
+    )
+    assert session.hands == made and hash(session.hands) == hash(made)
+    assert [repr(hand) for hand in session.hands] == [repr(hand) for hand in made]
+    assert dataclasses.astuple(session.hands[2]) == dataclasses.astuple(made[2])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        session.hands[0].points = 99

@@ -71,6 +71,38 @@ class HandResult:
     games: tuple[int, ...]  # 1-based numbers of the games this hand's points went into
 
 
+_new = object.__new__
+
+
+def _hand_result(
+    number: int,
+    dealer: Player,
+    result: str,
+    winner: Player | None,
+    loser: Player | None,
+    points: int,
+    boxes: int,
+    doubled: bool,
+    games: tuple[int, ...],
+) -> HandResult:
+    """``HandResult(...)``, its fields set at once: a frozen dataclass's ``__init__`` sets each through
+    ``object.__setattr__``, a quarter of scoring a sitting (every hand POST scores all its hands). The result is
+    the same: as frozen, equal to and hashed as one made by ``__init__``."""
+    hand = _new(HandResult)
+    hand.__dict__.update(
+        number=number,
+        dealer=dealer,
+        result=result,
+        winner=winner,
+        loser=loser,
+        points=points,
+        boxes=boxes,
+        doubled=doubled,
+        games=games,
+    )
+    return hand
+
+
 @dataclass(frozen=True)
 class BonusLine:
     label: str
@@ -502,7 +534,7 @@ def score_session(
         open_games = [game for game in games if not game.over]  # in their numbers' order
         upcard = _validate_hand(rules, pair, facts, number, not open_games)
         if facts.ending == "dead":
-            hand = HandResult(number, dealer, "dead", None, None, 0, 0, False, ())
+            hand = _hand_result(number, dealer, "dead", None, None, 0, 0, False, ())
         else:
             result, winner, points, doubled = score_hand(rules, pair, facts, upcard)
             boxes = 2 if doubled and rules.spade_double_boxes else 1
@@ -527,7 +559,7 @@ def score_session(
                     game.winner = winner
                     game.closed_by_hand = number
                     game.settled = _settle(rules, pair, game)
-            hand = HandResult(
+            hand = _hand_result(
                 number,
                 dealer,
                 result,
