@@ -27,12 +27,12 @@ import uuid
 from collections.abc import Callable, Hashable, Iterable
 
 from django.conf import settings
-from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
+from ginleague.csrf import get_token
 from scoring import parts
 from scoring.scoresheet import shown_value, written
 
