@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.template import engines
+from django.template.base import Lexer, TokenType
 from django.test import Client
 from django.urls import reverse, set_script_prefix
 
 from players.models import Player
-from scoring import services
+from scoring import kept_sheet, services
 from scoring.league import services as league
 from tests.factories import PlayerFactory, UserFactory
 from tests.league_setup import make_club, start_and_finish
@@ -306,3 +308,44 @@ def test_saves_answered_from_one_frame_are_each_the_sheet_drawn_whole(settings, 
     _answer_is_drawn_whole(client, settings, game, {"ending": "gin", "by": ann.pk, "defender_deadwood": 60}, 4)
     game.refresh_from_db()
     assert game.over
+
+
+# How the sheet's templates may use a value of kept_sheet.HOLES: shown as it is, asked whether it is empty, or handed
+# to a translation as it is. The frame is drawn once per shape with a mark in each hole's place, so any other use (a
+# filter, a comparison, a loop, a plural chosen by it) would be drawn once and shown stale for later versions.
+_SHOWN = re.compile(r"(?P<name>\w+)")
+_ASKED = re.compile(r"(?:if|elif)\s+(?P<condition>.+)")
+_HANDED = re.compile(r"blocktranslate\s+with\s+(?P<values>(?:\w+=\w+\s*)+)")
+
+
+def _hole_uses(template_name: str, seen: set[str]) -> list[str]:
+    """Each use of a hole in ``template_name`` and the templates it includes that is not one of the three above."""
+    if template_name in seen:
+        return []
+    seen.add(template_name)
+    source, _origin = engines["django"].engine.find_template(template_name)
+    wrong = []
+    for token in Lexer(source.source).tokenize():
+        if token.token_type not in (TokenType.VAR, TokenType.BLOCK):
+            continue
+        if included := re.fullmatch(r'include\s+"([^"]+)".*', token.contents):
+            wrong += _hole_uses(included.group(1), seen)
+        words = re.sub(r'"[^"]*"|\'[^\']*\'', "", token.contents)  # a literal's words name nothing
+        if not {word.split(".")[0] for word in re.findall(r"[\w.]+", words)} & set(kept_sheet.HOLES):
+            continue
+        shown = token.token_type == TokenType.VAR and _SHOWN.fullmatch(token.contents)
+        asked = token.token_type == TokenType.BLOCK and _ASKED.fullmatch(token.contents)
+        handed = token.token_type == TokenType.BLOCK and _HANDED.fullmatch(token.contents)
+        if shown or handed:
+            continue
+        if asked and all(
+            word in {"and", "or", "not"} or re.fullmatch(r"\w+", word) and word not in {"in", "is"}
+            for word in asked["condition"].split()
+        ):
+            continue
+        wrong.append(f"{template_name}:{token.lineno}: {token.contents}")
+    return wrong
+
+
+def test_the_sheets_templates_show_the_frames_holes_only_as_they_are():
+    assert _hole_uses("scoring/game.html", set()) == []
