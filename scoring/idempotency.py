@@ -82,7 +82,7 @@ def once[Answer](
     ``replay`` compares ``stored.request_hash`` with ``fingerprint`` itself.
     """
 
-    def store(status: int, body: dict, *, commit: bool = False) -> None:
+    def store(status: int, body: dict) -> None:
         writes.insert(
             IdempotentRequest(
                 user=user,
@@ -92,8 +92,7 @@ def once[Answer](
                 request_hash=fingerprint,
                 response_status=status,
                 response_body=body,
-            ),
-            commit=commit,
+            )
         )
 
     def replay_stored(error: IntegrityError) -> Answer:
@@ -112,9 +111,7 @@ def once[Answer](
                 raise _DoNotStore(answer)
             # A concurrent copy of this request that got here first makes this insert
             # wait for its commit, then fail: this copy's write rolls back and it replays.
-            # The key's row is the transaction's last write: on PostgreSQL the COMMIT goes with it (one round
-            # trip), unless a caller's transaction is open around this one.
-            store(status, body, commit=writes.commits_with_last_write(connection))
+            store(status, body)
         return answer
     except _DoNotStore as rollback:
         return rollback.answer

@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator, Sequence
 from django.db import connections, router
 from django.db.models import Field, JSONField, Model
 from django.db.models.constants import OnConflict
-from django.db.transaction import TransactionManagementError
 
 
 class JSONText(str):
@@ -36,34 +35,23 @@ class JSONText(str):
     __slots__ = ()
 
 
-def insert[Row: Model](row: Row, *, commit: bool = False) -> Row:
-    """Insert ``row`` (a new model instance) as ``row.save(force_insert=True)`` would; its id is set.
-
-    ``commit``: the last write of the outermost transaction (``transaction.atomic()``, no savepoint) on a
-    database that takes several statements in one text: the transaction's COMMIT is sent with the INSERT,
-    one round trip instead of two, and Django's own commit when the block ends finds no transaction open
-    (psycopg commits nothing then). Nothing may run between this and the block's end. A refused insert
-    leaves the COMMIT unrun: the transaction fails and the block rolls it back, as before."""
-    upsert([row], commit=commit)
+def insert[Row: Model](row: Row) -> Row:
+    """Insert ``row`` (a new model instance) as ``row.save(force_insert=True)`` would; its id is set."""
+    upsert([row])
     return row
 
 
 def upsert[Row: Model](
-    rows: Sequence[Row], *, unique_fields: Sequence[str] = (), update_fields: Sequence[str] = (), commit: bool = False
+    rows: Sequence[Row], *, unique_fields: Sequence[str] = (), update_fields: Sequence[str] = ()
 ) -> Sequence[Row]:
     """Insert ``rows`` (one model) in one statement; with ``unique_fields``, a row that exists (by those
-    fields) has its ``update_fields`` overwritten instead, as ``bulk_create(update_conflicts=True)`` does.
-    ``commit`` as for ``insert``."""
+    fields) has its ``update_fields`` overwritten instead, as ``bulk_create(update_conflicts=True)`` does."""
     if not rows:
         return rows
     model = type(rows[0])
     alias = router.db_for_write(model)
     connection = connections[alias]
     sql, fields, returned = _statement(model, alias, len(rows), tuple(unique_fields), tuple(update_fields))
-    if commit:
-        if not commits_with_last_write(connection) or connection in _WAITING:
-            raise TransactionManagementError("commit=True: only the last write of an outermost transaction")
-        sql += "; COMMIT"
     params = []
     for row in rows:
         if row.pk is not None and not unique_fields:
@@ -131,18 +119,6 @@ def sends_statements_together(connection) -> bool:
     (PostgreSQL with psycopg's client-side binding, Django's default; not with ``server_side_binding``, which
     binds parameters on the server one statement at a time, and not SQLite)."""
     return connection.vendor == "postgresql" and not connection.settings_dict["OPTIONS"].get("server_side_binding")
-
-
-def commits_with_last_write(connection) -> bool:
-    """Whether a write may carry its transaction's COMMIT (``insert(commit=True)``): ``connection`` takes several
-    statements in one text and is inside its outermost ``atomic()`` block, with no savepoint."""
-    return (
-        sends_statements_together(connection)
-        and connection.in_atomic_block
-        and len(connection.atomic_blocks) == 1
-        and not connection.savepoint_ids
-        and not connection.needs_rollback
-    )
 
 
 @contextlib.contextmanager

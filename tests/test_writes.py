@@ -98,38 +98,3 @@ def test_a_refused_write_made_together_is_refused_when_sent_and_nothing_is_store
         writes.insert(hand_after(game, 3, ending="dead"))
         writes.insert(hand_after(game, 1, ending="dead"))  # hand 1 is stored: refused
     assert list(Hand.objects.filter(game=game).values_list("number", flat=True)) == [1]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_last_write_of_a_transaction_can_carry_its_commit():
-    """The key's row of an API write and the COMMIT go as one text on PostgreSQL; what the block wrote is kept."""
-    game = make_game(hands=[{"ending": "dead"}])
-    user = UserFactory()
-    if not writes.sends_statements_together(connection):
-        with transaction.atomic():
-            assert not writes.commits_with_last_write(connection)  # SQLite: each statement on its own
-        return
-    with transaction.atomic():
-        hand = writes.insert(hand_after(game, 2, ending="dead"))
-        assert writes.commits_with_last_write(connection)
-        writes.insert(IdempotentRequest(user=user, key="k", method="POST", path="/p/", request_hash="h",
-                                        response_status=201, response_body={}), commit=True)  # fmt: skip
-    assert Hand.objects.filter(pk=hand.pk).exists() and IdempotentRequest.objects.filter(key="k").exists()
-    with transaction.atomic(), transaction.atomic():  # a savepoint: the caller's transaction goes on
-        assert not writes.commits_with_last_write(connection)
-        with pytest.raises(transaction.TransactionManagementError):
-            writes.insert(hand_after(game, 3, ending="dead"), commit=True)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_refused_last_write_commits_nothing_of_its_transaction():
-    game = make_game(hands=[{"ending": "dead"}])
-    user = UserFactory()
-    IdempotentRequest.objects.create(user=user, key="used", method="POST", path="/p/", request_hash="h",
-                                     response_status=201, response_body={})  # fmt: skip
-    with pytest.raises(IntegrityError), transaction.atomic():
-        writes.insert(hand_after(game, 2, ending="dead"))
-        used = IdempotentRequest(user=user, key="used", method="POST", path="/p/", request_hash="h",
-                                 response_status=201, response_body={})  # fmt: skip
-        writes.insert(used, commit=writes.commits_with_last_write(connection))
-    assert list(Hand.objects.filter(game=game).values_list("number", flat=True)) == [1]
