@@ -556,13 +556,10 @@ def _locked_read(pk: int, *, hands: bool, next_number: int | None = None) -> tup
     together = hands and writes.sends_statements_together(connection)
     if together:
         read, read_params = _GAME_HANDS.statement_with(alias, game_id=pk)  # pk is in range: never None
-    with connection.cursor() as cursor:
-        if together:
-            cursor.execute(f"{sql}; {read.sql}", [pk, *read_params])
-            row = cursor.fetchone()
-            cursor.nextset()
-            hand_rows = cursor.fetchall()
-        else:
+        game_rows, hand_rows = writes.sent_together(connection, [(sql, [pk]), (read.sql, read_params)])
+        row = game_rows[0] if game_rows else None
+    else:
+        with connection.cursor() as cursor:
             cursor.execute(sql, [pk])
             row = cursor.fetchone()
     if row is None:

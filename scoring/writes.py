@@ -100,18 +100,24 @@ def _send(connection) -> None:
         return
     statements = list(waiting)
     waiting.clear()  # before running them: the cursor's execute goes through send_first too
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "; ".join(sql for sql, _params, _answered in statements),
-            [param for _sql, params, _answered in statements for param in params],
-        )
-        answers = []
-        for index in range(len(statements)):
-            if index:
-                cursor.nextset()
-            answers.append(cursor.fetchall())
+    answers = sent_together(connection, [(sql, params) for sql, params, _answered in statements])
     for (_sql, _params, answered), rows in zip(statements, answers, strict=True):
         answered(rows)
+
+
+def sent_together(connection, statements: Sequence[tuple[str, list]]) -> list[list]:
+    """Each statement's rows, in order, the statements (sql, params) sent to ``connection`` as one text, one round
+    trip. Only where ``sends_statements_together(connection)``: each runs after the one before, with its own
+    snapshot."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "; ".join(sql for sql, _params in statements), [param for _sql, params in statements for param in params]
+        )
+        answers = [cursor.fetchall()]
+        for _more in statements[1:]:
+            cursor.nextset()
+            answers.append(cursor.fetchall())
+    return answers
 
 
 def sends_statements_together(connection) -> bool:
