@@ -8,7 +8,7 @@ The rule book is docs/rules.md; this module follows it line by line.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from scoring.engine.cards import CardError, card_name, card_rank, card_suit, card_value, parse_card
@@ -72,34 +72,15 @@ class HandResult:
 
 
 _new = object.__new__
+_HAND_RESULT_FIELDS = tuple(hand_field.name for hand_field in fields(HandResult))
 
 
-def _hand_result(
-    number: int,
-    dealer: Player,
-    result: str,
-    winner: Player | None,
-    loser: Player | None,
-    points: int,
-    boxes: int,
-    doubled: bool,
-    games: tuple[int, ...],
-) -> HandResult:
-    """``HandResult(...)``, its fields set at once: a frozen dataclass's ``__init__`` sets each through
+def _hand_result(*values: Any) -> HandResult:
+    """``HandResult(*values)``, its fields set at once: a frozen dataclass's ``__init__`` sets each through
     ``object.__setattr__``, a quarter of scoring a sitting (every hand POST scores all its hands). The result is
     the same: as frozen, equal to and hashed as one made by ``__init__``."""
     hand = _new(HandResult)
-    hand.__dict__.update(
-        number=number,
-        dealer=dealer,
-        result=result,
-        winner=winner,
-        loser=loser,
-        points=points,
-        boxes=boxes,
-        doubled=doubled,
-        games=games,
-    )
+    hand.__dict__.update(zip(_HAND_RESULT_FIELDS, values, strict=True))
     return hand
 
 
