@@ -1,12 +1,14 @@
 """Engine behaviour beyond the golden vectors, with figures worked out by hand."""
 
+import dataclasses
 from dataclasses import replace
 
 import pytest
 
+from scoring.engine.overrides import read_rules
 from scoring.engine.record import evaluate, parse_record
 from scoring.engine.rules import PRESETS, RuleError, resolve_rules
-from scoring.engine.score import HandError, HandFacts, score_session
+from scoring.engine.score import HandError, HandFacts, HandResult, score_session
 
 
 def knock(by, knocker, defender, upcard=None):
@@ -215,11 +217,6 @@ def test_rules_resolved_again_are_the_same_and_a_refusal_is_never_kept():
 def test_a_scored_hand_is_the_frozen_result_its_constructor_makes():
     """score_session makes each hand's result with its fields set at once (engine.score._hand_result): it equals,
     hashes and reads as the HandResult its constructor makes, and cannot be changed."""
-    import dataclasses
-
-    from scoring.engine.overrides import read_rules
-    from scoring.engine.score import HandFacts, HandResult, score_session
-
     session = score_session(
         read_rules({"preset": "hollywood"}),
         ("ann", "bob"),

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 import sys
+from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
+from django.db.models.signals import post_init
 from django.db.transaction import TransactionManagementError
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -25,7 +27,7 @@ from rest_framework.test import APIClient
 from players.tokens import token_create
 from scoring.engine import rules as engine_rules
 from scoring.models import Game, Hand
-from scoring.selectors import game_for_update
+from scoring.selectors import game_for_update, hands_in_order
 from tests.factories import PlayerFactory, UserFactory, make_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -306,10 +308,6 @@ def test_each_hand_read_holds_its_own_list_of_the_games_it_scored_in(table):
 def test_the_hands_read_under_the_lock_give_the_times_stored_now(table):
     """The write's read of the hands keeps each stored time's text parsed (SQLite stores times as text): the times
     are the ORM's own, and a time changed since is read as it now is, never as it was."""
-    from datetime import timedelta
-
-    from scoring.selectors import hands_in_order
-
     user, game = table
     plain = {hand.pk: (hand.created_at, hand.updated_at) for hand in Hand.objects.filter(game=game)}
     for _ in range(2):
@@ -326,10 +324,6 @@ def test_the_hands_read_under_the_lock_give_the_times_stored_now(table):
 def test_a_listener_of_hands_being_built_hears_the_hands_a_write_reads(table):
     """Hands are built straight from their rows unless someone listens for models being built (post_init): then
     each hand of the write's read is built by Django's own path, and the listener hears it."""
-    from django.db.models.signals import post_init
-
-    from scoring.selectors import hands_in_order
-
     user, game = table
     heard = []
 
