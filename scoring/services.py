@@ -770,7 +770,8 @@ def hand_record(
 
     ``game`` may be the game's id: it is then read once, under the lock (Game.DoesNotExist if there
     is none). ``check`` (who may write: raise to refuse) is asked of the locked row before anything
-    else is read, so a game confirmed or closed a moment earlier is judged as it now is.
+    is written or scored, so a game confirmed or closed a moment earlier is judged as it now is (the
+    hands come with the locked row, in the same round trip on PostgreSQL, and are not shown to a refusal).
 
     ``savepoint=False``: the caller's transaction (if any) rolls back whole on a
     refusal (the API's Idempotency-Key claim does), so joining it needs no savepoint.
