@@ -1,6 +1,6 @@
-"""Callgrind instructions per request of bench_pages' pages: the floor, the games list, the new-game page, the sheet.
+"""Callgrind instructions per request of bench_pages' pages and hand POSTs, and of bench_load's API hand POST.
 
-    .venv/bin/python bench/callgrind_pages.py [--requests 30] [--only floor,home,new,sheet,record] [--keep DIR]
+    .venv/bin/python bench/callgrind_pages.py [--requests 30] [--only floor,home,new,sheet,record,api] [--keep DIR]
 
 Builds bench_pages' data (a 60-hand Hollywood sitting and a 60-board partnership game, signed in
 as their scorer) in a throw-away SQLite database, then re-runs itself under
@@ -8,8 +8,11 @@ as their scorer) in a throw-away SQLite database, then re-runs itself under
 its N requests are counted (callgrind's client requests, from a small C helper compiled here,
 turn collection on and off around them) and dumped on their own. "record" is the hand POST
 (htmx, answered with the sheet's partial) of bench_pages, each hand taken back uncounted; its floor
-is "floor_post", a bare Django POST of the same form. Prints instructions per request and each
-page's ratio to its floor (a bare Django GET, or POST, through the same middleware and session).
+is "floor_post", a bare Django POST of the same form. "api" is bench_load's in-process API hand POST
+(JSON, a token and an Idempotency-Key) of the next hand of a short club-night game (bench_load's game
+and hands), taken back uncounted too; its floor is "floor_api", bench_pages' bare DRF POST with the same
+token (issue 40's target: the API hand POST <= 3x it). Prints instructions per request and each page's
+ratio to its floor (a bare Django GET, or POST, through the same middleware and session).
 Instruction counts do not depend on the machine's load, unlike bench_pages' times; the runs use one string
 hash seed and freeze the warm-up's objects out of the garbage collector, so two runs of one tree agree.
 --keep keeps the callgrind files, for ``callgrind_annotate --inclusive=yes FILE`` (C functions
@@ -21,7 +24,9 @@ from __future__ import annotations
 import argparse
 import ctypes
 import gc
+import itertools
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -39,8 +44,9 @@ void counting_on(void) { CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; }
 void counting_off(const char *name) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS_AT(name); }
 void counting_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
 """
-PAGES = ("floor", "home", "new", "sheet", "floor_post", "record")
-FLOOR_OF = {"record": "floor_post", "floor_post": "floor_post"}  # the others': the bare GET
+PAGES = ("floor", "home", "new", "sheet", "floor_post", "record", "floor_api", "api")
+FLOOR_OF = {"record": "floor_post", "floor_post": "floor_post", "api": "floor_api", "floor_api": "floor_api"}
+API_HANDS_BEFORE = 2  # the club-night game's hands before the counted one, the third (its games last about six)
 
 
 def build_helper(workdir: str) -> ctypes.CDLL:
@@ -52,6 +58,8 @@ def build_helper(workdir: str) -> ctypes.CDLL:
 
 def set_up_django(workdir: str) -> None:
     os.environ["DATABASE_URL"] = f"sqlite:///{workdir}/bench.sqlite3"
+    # bench_load's rates: the API's throttles count every request but refuse none of this run's.
+    os.environ["API_THROTTLE_USER"] = os.environ["API_THROTTLE_ANON"] = "100000/minute"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ginleague.settings")
     import django
 
@@ -59,14 +67,33 @@ def set_up_django(workdir: str) -> None:
 
 
 def build_data(workdir: str) -> None:
-    """Outside valgrind (it would take minutes there): bench_pages' sitting and partnership game."""
+    """Outside valgrind (it would take minutes there): bench_pages' sitting and partnership game, and
+    bench_load's club-night game (its first hands) between the API's user and another player."""
     set_up_django(workdir)
     from bench_pages import build_partnership, build_sitting
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
+
+    from players.models import Player
+    from scoring import services
 
     call_command("migrate", verbosity=0)
     user, _ = build_sitting(60)
     build_partnership(user, 60)
+    api_user = get_user_model().objects.create_user("in-process")
+    one, two = Player.objects.create(name="In one", user=api_user), Player.objects.create(name="In two")
+    game = services.game_create(player_one=one, player_two=two, first_dealer=two, created_by=api_user)
+    for facts in club_night_hands(game)[:-1]:
+        services.hand_record(game=game, recorded_by=api_user, expected_number=facts.pop("number"), **facts)
+
+
+def club_night_hands(game) -> list[dict]:
+    """The API hand POST's game's hands as bench_load draws them: the first ones, then the counted one."""
+    from bench_load import hand_body
+
+    rng = random.Random(99)
+    pair = [game.player_two_id, game.player_one_id]
+    return [hand_body(rng, number, pair) for number in range(1, API_HANDS_BEFORE + 2)]
 
 
 def measure(args) -> None:
@@ -77,16 +104,18 @@ def measure(args) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
     from django.urls import reverse
+    from rest_framework.test import APIClient
 
+    from players.tokens import token_create
     from scoring import services
     from scoring.models import Game
 
     settings.ALLOWED_HOSTS.append("testserver")
     user = get_user_model().objects.get(username="bench")
-    game = Game.objects.get(player_three__isnull=True)
+    game = Game.objects.get(created_by=user, player_three__isnull=True)
     client = Client()
     client.force_login(user)
-    floor_url, _ = mount_floor()
+    floor_url, floor_api_url = mount_floor()
     urls = {
         "floor": floor_url,
         "home": reverse("home"),
@@ -103,13 +132,25 @@ def measure(args) -> None:
             lambda: services.hand_remove_last(game=game),
         ),
     }
+    # bench_load's in-process API hand POST: the club-night game's next hand, each with a new Idempotency-Key.
+    api_user = get_user_model().objects.get(username="in-process")
+    api_game = Game.objects.get(created_by=api_user)
+    api_client = APIClient()
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=api_user).key}")
+    api_hand = club_night_hands(api_game)[-1]
+    api_url, api_keys = f"/api/games/{api_game.pk}/hands/", itertools.count()
+    posts["floor_api"] = (lambda: api_client.post(floor_api_url, {"ending": "dead"}, format="json"), None)
+    posts["api"] = (
+        lambda: api_client.post(api_url, api_hand, format="json", HTTP_IDEMPOTENCY_KEY=f"k{next(api_keys)}"),
+        lambda: services.hand_remove_last(game=api_game),
+    )
     helper = build_helper(args.workdir)
     helper.counting_off.argtypes = [ctypes.c_char_p]
     for page in args.only:
         url = urls.get(page)
         call, undo = posts.get(page, (lambda url=url: client.get(url), None))
         for _ in range(10):
-            assert call().status_code == 200
+            assert call().status_code in (200, 201)
             if undo:
                 undo()
         # What the warm-up left is kept out of the collector's passes: a full pass over Django's heap, falling
