@@ -31,7 +31,7 @@ from scoring import writes
 from scoring.engine.partnership import PartnershipResult, board_pairs, score_partnership
 from scoring.engine.record import evaluate, hand_to_record
 from scoring.engine.rules import RuleSet, resolve_rules
-from scoring.engine.score import HandFacts, SessionResult, score_session
+from scoring.engine.score import HandFacts, SessionResult, facts_at_once, score_session
 from scoring.models import Fixture, Game, GameScore, Hand, LeagueStatus, Season
 from scoring.permissions import asked_to_confirm_q, played_by_q, visible_game_q
 from scoring.prepared import Prepared
@@ -625,13 +625,7 @@ def _game_for_update_statement(alias: str) -> tuple[str, list[tuple[str, Field]]
 
 def hand_facts(hand: Hand) -> HandFacts:
     """A stored hand's facts, as the engine takes them (players keyed by id)."""
-    return HandFacts(
-        ending=hand.ending,
-        by=hand.by_id,
-        knocker_deadwood=hand.knocker_deadwood,
-        defender_deadwood=hand.defender_deadwood,
-        upcard=hand.upcard or None,
-    )
+    return facts_at_once(hand.ending, hand.by_id, hand.knocker_deadwood, hand.defender_deadwood, hand.upcard or None)
 
 
 def keep_scored(game: Game, result) -> None:

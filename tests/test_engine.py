@@ -1,6 +1,7 @@
 """Engine behaviour beyond the golden vectors, with figures worked out by hand."""
 
 import dataclasses
+import itertools
 from dataclasses import replace
 
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from scoring.engine.overrides import read_rules
 from scoring.engine.record import evaluate, parse_record
 from scoring.engine.rules import PRESETS, RuleError, resolve_rules
-from scoring.engine.score import HandError, HandFacts, HandResult, score_session
+from scoring.engine.score import HandError, HandFacts, HandResult, _checked_hand, _validate_hand, score_session
 
 
 def knock(by, knocker, defender, upcard=None):
@@ -233,3 +234,41 @@ def test_a_scored_hand_is_the_frozen_result_its_constructor_makes():
     assert dataclasses.astuple(session.hands[2]) == dataclasses.astuple(made[2])
     with pytest.raises(dataclasses.FrozenInstanceError):
         session.hands[0].points = 99
+
+
+# Edges of every check of a hand's facts: a whole number in range or just past it, 0, a bool, a float, a text, nothing.
+ODD_FIGURES = (None, -1, 0, 1, 2, 9, 10, 11, 97, 98, 99, True, False, 0.0, 3.0, "3")
+
+
+def said(check, *args):
+    """What a check of a hand answers: its upcard, or the whole of its refusal."""
+    try:
+        return check(*args)
+    except HandError as error:
+        return ("refused", error.hand, error.field, error.message, error.detail, error.board)
+
+
+def test_a_hand_accepted_at_once_is_one_every_check_accepts():
+    """_validate_hand accepts the usual hand before asking each of its checks (_checked_hand): for every facts of
+    these edges, under rules with and without upcards, big gin or knocking, it answers what every check answers
+    (the same upcard, or the same refusal), and the usual hands are among them."""
+    rule_sets = [
+        resolve_rules(spec)
+        for spec in (
+            {"preset": "standard"},
+            {"preset": "standard", "knock_limit": 1},
+            {"preset": "classic"},
+            {"preset": "straight"},
+            {"preset": "oklahoma"},
+        )
+    ]
+    endings = ("knock", "gin", "big_gin", "dead", "undercut", "")
+    accepted = 0
+    for rules, ending, by, knocker, defender, upcard, over in itertools.product(
+        rule_sets, endings, ("A", "C", None), ODD_FIGURES, ODD_FIGURES, (None, "", "7S", "XX"), (False, True)
+    ):
+        facts = HandFacts(ending, by, knocker, defender, upcard)
+        answer = said(_validate_hand, rules, ("A", "B"), facts, 7, over)
+        assert answer == said(_checked_hand, rules, ("A", "B"), facts, 7, over, None), facts
+        accepted += answer is None
+    assert accepted >= 400

@@ -7,7 +7,7 @@ The rule book is docs/rules.md; this module follows it line by line.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -72,16 +72,29 @@ class HandResult:
 
 
 _new = object.__new__
-_HAND_RESULT_FIELDS = tuple(hand_field.name for hand_field in fields(HandResult))
 
 
-def _hand_result(*values: Any) -> HandResult:
-    """``HandResult(*values)``, its fields set at once: a frozen dataclass's ``__init__`` sets each through
-    ``object.__setattr__``, a quarter of scoring a sitting (every hand POST scores all its hands). The result is
-    the same: as frozen, equal to and hashed as one made by ``__init__``."""
-    hand = _new(HandResult)
-    hand.__dict__.update(zip(_HAND_RESULT_FIELDS, values, strict=True))
-    return hand
+def _made_at_once(cls: type) -> Callable[..., Any]:
+    """A maker of the frozen dataclass ``cls`` from every field's value, in order, its fields set at once: a frozen
+    dataclass's ``__init__`` sets each through ``object.__setattr__``, a quarter of scoring a sitting (every hand
+    POST scores all its hands, from the facts of each). What it makes is the same: as frozen, equal to and hashed as
+    one made by ``__init__``."""
+    names = tuple(made_field.name for made_field in fields(cls))
+    count = len(names)
+
+    def made(*values: Any) -> Any:
+        if len(values) != count:  # refused as strict zip would, at less cost
+            raise TypeError(f"{cls.__name__} takes {count} values, not {len(values)}")
+        instance = _new(cls)
+        instance.__dict__.update(zip(names, values, strict=False))  # counted above
+        return instance
+
+    return made
+
+
+_hand_result: Callable[..., HandResult] = _made_at_once(HandResult)
+# ``HandFacts(ending, by, knocker_deadwood, defender_deadwood, upcard)``, every field given: a stored hand's facts.
+facts_at_once: Callable[..., HandFacts] = _made_at_once(HandFacts)
 
 
 @dataclass(frozen=True)
@@ -217,7 +230,35 @@ def _validate_hand(
     """Refuse a hand that breaks the rules; return its parsed upcard (or None).
 
     ``board``: the hand is that board of partnership deal ``number``; its refusals name the board too.
+
+    The usual hand of a game without upcards is accepted at once (every save scores every hand of its sheet
+    again): a knock, gin or big gin by a player with figures in range, or a dead hand with none. Any other
+    goes through every check (``_checked_hand``), which answers the same for these (tests/test_engine.py).
     """
+    if not session_over and not rules.oklahoma and (facts.upcard is None or facts.upcard == ""):
+        ending, defender = facts.ending, facts.defender_deadwood
+        if ending == "dead":
+            if facts.by is None and facts.knocker_deadwood is None and defender is None:
+                return None
+        elif type(defender) is int and 0 <= defender <= MAX_DEADWOOD and facts.by in players:
+            knocker = facts.knocker_deadwood
+            if ending == "knock":
+                if type(knocker) is int and 1 <= knocker <= rules.knock_limit:
+                    return None
+            elif knocker is None and (ending == "gin" or (ending == "big_gin" and rules.big_gin_allowed)):
+                return None
+    return _checked_hand(rules, players, facts, number, session_over, board)
+
+
+def _checked_hand(
+    rules: RuleSet,
+    players: tuple[Player, Player],
+    facts: HandFacts,
+    number: int,
+    session_over: bool,
+    board: int | None,
+) -> int | None:
+    """``_validate_hand``'s every check, in the order its refusals are said."""
     place = number if board is None else board_place(number, board)
 
     def refuse(field: str, message: str) -> HandError:
@@ -511,9 +552,10 @@ def score_session(
     ]
     results: list[HandResult] = []
     dealer = first_dealer
+    open_games = list(games)  # the games not over yet, in their numbers' order (made again when one closes)
     for number, facts in enumerate(hands, start=1):
-        open_games = [game for game in games if not game.over]  # in their numbers' order
         upcard = _validate_hand(rules, pair, facts, number, not open_games)
+        closed = False
         if facts.ending == "dead":
             hand = _hand_result(number, dealer, "dead", None, None, 0, 0, False, ())
         else:
@@ -529,8 +571,11 @@ def score_session(
                 elif first_without is None:
                     first_without = game
             if first_without is not None:
-                receiving.append(first_without)
-                receiving.sort(key=_game_number)
+                if receiving:
+                    receiving.append(first_without)
+                    receiving.sort(key=_game_number)
+                else:
+                    receiving = [first_without]
             for game in receiving:
                 game.hand_points[winner] += points
                 game.boxes[winner] += boxes
@@ -540,6 +585,7 @@ def score_session(
                     game.winner = winner
                     game.closed_by_hand = number
                     game.settled = _settle(rules, pair, game)
+                    closed = True
             hand = _hand_result(
                 number,
                 dealer,
@@ -553,6 +599,9 @@ def score_session(
             )
         if time_called_after is not None and number > time_called_after:
             _end_by_time(rules, pair, games[0], number)
+            closed = True
+        if closed:
+            open_games = [game for game in games if not game.over]
         results.append(hand)
         dealer = _next_dealer(rules, pair, hand)
 
