@@ -93,18 +93,17 @@ def fetch_all(connection, sql: str, params: list) -> list:
 
 def _converted(rows: list, converters: dict, connection, *, flat: bool) -> list:
     """SQLCompiler.results_iter's rows (apply_converters, then tuples), or a flat values_list()'s first values."""
-    if converters:
-        by_position = list(converters.items())
-        converted = []
-        for row in rows:
-            row = list(row)
-            for position, (functions, expression) in by_position:
-                value = row[position]
-                for function in functions:
-                    value = function(value, expression, connection)
-                row[position] = value
-            converted.append(row)
-        rows = converted
+    if converters and rows:
+        # Column by column: each converted column's values in one pass, not each row copied to a list and back.
+        columns = list(zip(*rows, strict=True))
+        for position, (functions, expression) in converters.items():
+            values = columns[position]
+            for function in functions:
+                values = [function(value, expression, connection) for value in values]
+            columns[position] = values
+        if flat:
+            return list(columns[0])
+        return list(zip(*columns, strict=True))
     if flat:
         return [row[0] for row in rows]
     return [tuple(row) for row in rows]
