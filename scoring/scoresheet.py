@@ -6,9 +6,11 @@ Presentation only: every number comes from ``scoring.engine.score`` (via
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import itertools
 import json
+import operator
 import threading
 from collections.abc import Callable
 
@@ -209,52 +211,57 @@ def sheet_urls(game: Game) -> dict[str, str]:
     return {name: link for (name, _url, _attribute), link in zip(_SHEET_LINKS, links, strict=True)}
 
 
+# A row's facts and result as its key holds them: every field the row can read, fetched in C (a row's key was built
+# field by field, the result hashed by its dataclass's Python __hash__).
+_row_facts = operator.attrgetter("number", "ending", "by_id", "knocker_deadwood", "defender_deadwood", "upcard")
+_result_fields = operator.attrgetter(*(result_field.name for result_field in dataclasses.fields(HandResult)))
+# Each link of a sheet's chain of rows (``sheet_rows``) gets a number of its own, never given again in this process.
+_links = itertools.count()
+
+
 def sheet_rows(game: Game, hands: list[Hand], session: SessionResult, *, editable: bool, hidden: int = 0) -> list[str]:
     """One HTML row per hand after the first ``hidden``: who, what, deadwood, points and the running totals.
 
     Written as plain strings, not through the template engine nor ``format_html`` (a 60-hand sheet cost
     ~10 ms, then ~4 ms that way): each name and each sentence is escaped once per sheet, numbers need no
-    escaping, and the row reads character for character as before (tests/test_sheet_rows.py). A row written
-    before from the same facts, result and running totals, on the same sheet (game, players' names,
-    language, whether it may be edited), is that row again (a hand entered card by card is written anew).
+    escaping, and the row reads character for character as before (tests/test_sheet_rows.py).
+
+    Rows written before are kept as a chain: the sheet (game, players' names, language, address prefix, number of
+    games, whether it may be edited) has a link number, and each hand's row is kept under the link before it, the
+    hand's facts and its result, with a link number of its own. A number stands for one sheet and one run of hands'
+    facts and results, so for the running totals after them: the key of a row names all it shows without the
+    totals being worked out (a save's answer finds 60 rows and writes the new one, instead of adding up and keying
+    each row's totals again). A hand entered card by card has its link but its row is written anew each time.
     """
     players = (game.player_one, game.player_two)
     hollywood = len(session.games) > 1
     sheet = (
+        "sheet rows",
         translation.get_language(),
         get_script_prefix(),
         game.pk,
         editable,
-        hollywood,
+        len(session.games),  # a row has a running-total cell per game
         *((player.pk, player.name) for player in players),
     )
-    write = None
+    link = _written(sheet, lambda: next(_links))
+    write = totals = None
     rows = []
-    shown = zip(hands, session.hands, running_totals(session), strict=True)
-    for hand, result, totals in shown:
+    for index, (hand, result) in enumerate(zip(hands, session.hands, strict=True)):
+        key = (link, _row_facts(hand), not hand.cards, _result_fields(result))
+        kept = _WRITTEN.get(key)
+        if kept is None:
+            kept = (next(_links), None)
+            _keep(key, kept)
+        link, row = kept
         if hand.number <= hidden:  # the totals run on from the hidden hands all the same
             continue
-        key = None
-        if not hand.cards:
-            key = (
-                sheet,
-                hand.number,
-                hand.ending,
-                hand.by_id,
-                hand.knocker_deadwood,
-                hand.defender_deadwood,
-                hand.upcard,
-                result,
-                tuple(map(tuple, map(dict.values, totals))),  # each game's totals (map: no generator per row)
-            )
-            row = _WRITTEN.get(key)
-            if row is not None:
-                rows.append(row)
-                continue
-        write = write or _row_writer(game, players, hollywood=hollywood, editable=editable)
-        row = write(hand, result, totals)
-        if key is not None:
-            _keep(key, row)
+        if row is None:
+            totals = totals or running_totals(session)
+            write = write or _row_writer(game, players, hollywood=hollywood, editable=editable)
+            row = write(hand, result, totals[index])
+            if not hand.cards:
+                _keep(key, (link, row))
         rows.append(row)
     return rows
 
@@ -533,7 +540,10 @@ def _run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
 
 def rows_html(rows: list[str]) -> str:
     """The hands table's rows (``sheet_rows``) as the page lays them out, one a line."""
-    return mark_safe("".join(f"\n      {row}\n    " for row in rows))  # noqa: S308 - each row is safe HTML
+    if not rows:
+        return mark_safe("")
+    # One join in C (a string written per row was most of this): "\n      " before each row and "\n    " after it.
+    return mark_safe("\n      " + "\n    \n      ".join(rows) + "\n    ")  # noqa: S308 - each row is safe HTML
 
 
 def all_rules_html(rules: RuleSet) -> str:

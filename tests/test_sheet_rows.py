@@ -22,11 +22,14 @@ def rows_of(game, *, editable=True, hidden=0, language="en"):
 
 
 def test_names_are_escaped_and_the_undercut_is_html():
-    ann, bob = PlayerFactory(name='A<b>&"x\'y'), PlayerFactory(name="Bob & Co")
+    ann, bob = PlayerFactory(name="A<b>&\"x'y"), PlayerFactory(name="Bob & Co")
     knock = {"ending": "knock", "by": ann, "knocker_deadwood": 5, "defender_deadwood": 9}
     undercut = {"ending": "knock", "by": bob, "knocker_deadwood": 8, "defender_deadwood": 3}
-    game = make_game(player_one=ann, player_two=bob, hands=[knock, undercut, {"ending": "dead"},
-                                                            {"ending": "gin", "by": ann, "defender_deadwood": 7}])
+    game = make_game(
+        player_one=ann,
+        player_two=bob,
+        hands=[knock, undercut, {"ending": "dead"}, {"ending": "gin", "by": ann, "defender_deadwood": 7}],
+    )
     url = f"/games/{game.pk}/hands/"
     assert rows_of(game) == [
         '<tr class="knock"><td class="num">1</td><td class="what">A&lt;b&gt;&amp;&quot;x&#x27;y knock'
@@ -60,8 +63,12 @@ def test_a_spade_upcard_doubles_and_a_viewer_gets_no_edit_link():
 
 def test_hollywood_names_the_scorer_by_four_letters_cut_before_escaping():
     ann, bob = PlayerFactory(name="A&B<cdef"), PlayerFactory(name="Bob")
-    game = make_game(rules={"preset": "hollywood"}, player_one=ann, player_two=bob,
-                     hands=[{"ending": "gin", "by": ann, "defender_deadwood": 4}, {"ending": "dead"}])
+    game = make_game(
+        rules={"preset": "hollywood"},
+        player_one=ann,
+        player_two=bob,
+        hands=[{"ending": "gin", "by": ann, "defender_deadwood": 4}, {"ending": "dead"}],
+    )
     run = '<td class="num run"><span class="run-who">A&amp;B&lt;</span> 29</td>'
     assert rows_of(game, editable=False) == [
         f'<tr class="gin"><td class="num">1</td><td class="what">A&amp;B&lt;cdef gin<span class="meta">'
@@ -80,3 +87,20 @@ def test_rows_speak_the_page_language_and_skip_the_hidden_hands():
     rows = rows_of(game, hidden=2, language="de")
     assert len(rows) == 1 and rows[0].startswith('<tr class="knock"><td class="num">3</td>')
     assert "Anna hat geklopft" in rows[0] and 'aria-label="Spiel 3 bearbeiten"' in rows[0]
+
+
+def test_a_corrected_early_hand_rewrites_every_later_row_as_a_sheet_written_afresh():
+    from scoring import services
+    from scoring.scoresheet import forget_written
+
+    ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
+    knock = {"ending": "knock", "by": ann, "knocker_deadwood": 3, "defender_deadwood": 10}
+    game = make_game(player_one=ann, player_two=bob, hands=[knock, {"ending": "dead"}, knock, knock])
+    before = rows_of(game)  # kept: the chain of the sheet's rows
+    hand = game.hands.get(number=1)
+    services.hand_edit(hand=hand, ending="gin", by=bob.pk, defender_deadwood=20)
+    after = rows_of(game)
+    forget_written()
+    assert after == rows_of(game)  # every later row's totals moved with the correction, none kept stale
+    assert after[1:] != before[1:] and '<td class="num run scored">45</td>' in after[0]
+    assert rows_of(game, hidden=3) == after[3:]  # the hidden hands' links lead to the shown rows' own
