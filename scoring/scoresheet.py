@@ -417,14 +417,24 @@ def _blocktranslated(words, **values) -> str:
             return words() % shown
 
 
-def boards_html(boards: list[dict], *, hollywood: bool) -> str:
-    """The scoreboards (``sheet_boards``): each game's points, boxes and what each player needs, or its final score."""
-    # The boards are names and numbers: their repr is all they show.
-    key = ("boards", translation.get_language(), hollywood, repr(boards))
-    return _written(key, lambda: _boards_html(boards, hollywood=hollywood))
+def board_pieces_html(boards: list[dict], players, *, hollywood: bool) -> tuple[str, str, str]:
+    """The boards' three pieces of the sheet (``sheet_boards``): the scoreboards, the closed games' results and the
+    hands table's running-total heads, written once for what they show (one key for the three: the boards' repr,
+    each piece's key before, was a tenth of drawing a save's answer)."""
+    # The boards are names and numbers: their repr is all they show (the results' and heads' names are in it too).
+    key = ("boards", translation.get_language(), hollywood, *(player.name for player in players), repr(boards))
+    return _written(
+        key,
+        lambda: (
+            _boards_html(boards, hollywood=hollywood),
+            _results_html(boards, players, hollywood=hollywood),
+            _run_heads_html(boards, players, hollywood=hollywood),
+        ),
+    )
 
 
 def _boards_html(boards: list[dict], *, hollywood: bool) -> str:
+    """The scoreboards: each game's points, boxes and what each player needs, or its final score."""
     parts = [f'<div class="boards boards-{len(boards)}">\n  ']
     score = escape(_("Score"))
     closed = escape(pgettext("one of Hollywood's three games, finished", "closed"))
@@ -466,13 +476,8 @@ def _boards_html(boards: list[dict], *, hollywood: bool) -> str:
     return mark_safe("".join(parts))  # noqa: S308 - every text was escaped above
 
 
-def results_html(boards: list[dict], players, *, hollywood: bool) -> str:
-    """Each closed game's result: how its final score adds up (the bonus breakdown), its final score and margin."""
-    key = ("results", translation.get_language(), hollywood, *(player.name for player in players), repr(boards))
-    return _written(key, lambda: _results_html(boards, players, hollywood=hollywood))
-
-
 def _results_html(boards: list[dict], players, *, hollywood: bool) -> str:
+    """Each closed game's result: how its final score adds up (the bonus breakdown), its final score and margin."""
     parts = []
     heads = "".join(f'<th scope="col">{_shown_figure(player.name)}</th>' for player in players)
     part_words, final_words, margin_words = (
@@ -511,13 +516,8 @@ def _results_html(boards: list[dict], players, *, hollywood: bool) -> str:
     return mark_safe("".join(parts))  # noqa: S308 - every text was escaped above
 
 
-def run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
-    """The hands table's running-total column heads: one per game (Hollywood), else one per player."""
-    key = ("heads", translation.get_language(), hollywood, *(player.name for player in players), repr(boards))
-    return _written(key, lambda: _run_heads_html(boards, players, hollywood=hollywood))
-
-
 def _run_heads_html(boards: list[dict], players, *, hollywood: bool) -> str:
+    """The hands table's running-total column heads: one per game (Hollywood), else one per player."""
     if not hollywood:
         return mark_safe(  # noqa: S308 - the names are escaped
             "".join(f'<th scope="col" class="num run">{_shown_figure(player.name)}</th>' for player in players)

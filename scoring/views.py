@@ -70,16 +70,14 @@ from scoring.permissions import (
 )
 from scoring.scoresheet import (
     all_rules_html,
-    boards_html,
+    board_pieces_html,
     describe_result,
     game_quartet,
     hand_row_words_json,
     hands_hidden,
     offline_copy_json,
     partnership_view,
-    results_html,
     rows_html,
-    run_heads_html,
     sheet_boards,
     sheet_rows,
     sheet_urls,
@@ -305,6 +303,7 @@ def _sheet_body_context(
     hidden = hands_hidden(len(hands), show_all=all_hands)
     rows = sheet_rows(game, hands, session, editable=editable, hidden=hidden)
     boards = sheet_boards(game, session)
+    boards_shown, results_shown, heads_shown = board_pieces_html(boards, players, hollywood=hollywood)
     blank_fields = ""
     if form is None and editable and not session.over:
         if kept_sheet.keeping():  # the blank form's fields as written before for this game and language
@@ -326,9 +325,9 @@ def _sheet_body_context(
         "hands_hidden": hidden,
         "hands_shown": len(hands) - hidden,
         "boards": boards,
-        "boards_html": boards_html(boards, hollywood=hollywood),
-        "results_html": results_html(boards, players, hollywood=hollywood),
-        "run_heads": run_heads_html(boards, players, hollywood=hollywood),
+        "boards_html": boards_shown,
+        "results_html": results_shown,
+        "run_heads": heads_shown,
         "session": session,
         "over": session.over,
         "next_dealer": names.get(session.next_dealer, ""),
