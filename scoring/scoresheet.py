@@ -66,6 +66,12 @@ def hand_row_words_json() -> str:
     return _written(("hand words", translation.get_language()), lambda: json.dumps(hand_row_words()))
 
 
+# A hand's row of the offline copy: the facts it holds, fetched in C (a partnership game's rows add the deal and board).
+_OFFLINE_FACTS = ("id", "ending", "by_id", "knocker_deadwood", "defender_deadwood", "upcard")
+_offline_facts = operator.attrgetter(*_OFFLINE_FACTS)
+_offline_board_facts = operator.attrgetter(*_OFFLINE_FACTS, "number", "board")
+
+
 def offline_copy_json(game: Game, hands: list[Hand], *, editable: bool) -> str:
     """The game's facts as the phone keeps them to score offline (static/js/offline/kept.js), in a data attribute
     of the sheet: every page that draws the sheet (a load, a save's answer, the live stream's) hands the
@@ -73,6 +79,8 @@ def offline_copy_json(game: Game, hands: list[Hand], *, editable: bool) -> str:
     use is older than what it has seen since, and never replaces it. Hands are ``[id, ending, by,
     knocker_deadwood, defender_deadwood, upcard]`` in order (a 1000-hand game stays a few kilobytes); a partnership
     game's rows add ``number, board`` (the deal and the board) and the copy names its third and fourth players.
+    Each hand's row is written as JSON once for the facts it holds (a save's answer writes the new hand's, instead
+    of every hand's list built and encoded again).
     """
 
     def ref(player) -> dict:
@@ -81,9 +89,7 @@ def offline_copy_json(game: Game, hands: list[Hand], *, editable: bool) -> str:
     partnership = game.player_three_id is not None
     seated = game_quartet(game) if partnership else (game.player_one, game.player_two)
     players = {player.pk: player for player in seated}
-    # A partnership game's hands are boards: each row adds its deal number and board (static/js/offline/boards.js).
-    extra = (lambda hand: [hand.number, hand.board]) if partnership else (lambda hand: [])
-    return json.dumps(
+    head = _COMPACT_JSON.encode(
         {
             "id": game.pk,
             "updated_at": game.updated_at.isoformat() if game.updated_at else None,
@@ -95,21 +101,24 @@ def offline_copy_json(game: Game, hands: list[Hand], *, editable: bool) -> str:
             "time_called_after": game.time_called_after,
             "league_status": game.league_status,
             "can_edit": editable,
-            "hands": [
-                [
-                    hand.pk,
-                    hand.ending,
-                    hand.by_id,
-                    hand.knocker_deadwood,
-                    hand.defender_deadwood,
-                    hand.upcard or None,
-                    *extra(hand),
-                ]
-                for hand in hands
-            ],
-        },
-        separators=(",", ":"),
+        }
     )
+    # A partnership game's hands are boards: each row adds its deal number and board (static/js/offline/boards.js).
+    facts = map(_offline_board_facts if partnership else _offline_facts, hands)
+    get = _WRITTEN.get
+    rows = ",".join([get(("offline hand", row)) or _offline_hand_json(row) for row in facts])
+    return f'{head[:-1]},"hands":[{rows}]}}'  # the hands last, as one dict written whole had them
+
+
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
+
+
+def _offline_hand_json(facts: tuple) -> str:
+    """One hand's row of the offline copy (``_offline_facts``: an upcard left blank is null), kept by its facts."""
+    hand_id, ending, by, knocker_deadwood, defender_deadwood, upcard, *board = facts
+    row = _COMPACT_JSON.encode([hand_id, ending, by, knocker_deadwood, defender_deadwood, upcard or None, *board])
+    _keep(("offline hand", facts), row)
+    return row
 
 
 def upcard_text(upcard: str) -> str:
