@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from scoring.scoresheet import sheet_rows
+from scoring import services
+from scoring.scoresheet import forget_written, sheet_rows
 from scoring.selectors import game_for_sheet, game_session
 from tests.factories import PlayerFactory, make_game
 
@@ -90,9 +91,6 @@ def test_rows_speak_the_page_language_and_skip_the_hidden_hands():
 
 
 def test_a_corrected_early_hand_rewrites_every_later_row_as_a_sheet_written_afresh():
-    from scoring import services
-    from scoring.scoresheet import forget_written
-
     ann, bob = PlayerFactory(name="Ann"), PlayerFactory(name="Bob")
     knock = {"ending": "knock", "by": ann, "knocker_deadwood": 3, "defender_deadwood": 10}
     game = make_game(player_one=ann, player_two=bob, hands=[knock, {"ending": "dead"}, knock, knock])
