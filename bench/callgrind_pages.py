@@ -8,11 +8,12 @@ as their scorer) in a throw-away SQLite database, then re-runs itself under
 its N requests are counted (callgrind's client requests, from a small C helper compiled here,
 turn collection on and off around them) and dumped on their own. "record" is the hand POST
 (htmx, answered with the sheet's partial) of bench_pages, each hand taken back uncounted; its floor
-is "floor_post", a bare Django POST of the same form. "api" is bench_load's in-process API hand POST
-(JSON, a token and an Idempotency-Key) of the next hand of a short club-night game (bench_load's game
-and hands), taken back uncounted too; its floor is "floor_api", bench_pages' bare DRF POST with the same
-token (issue 40's target: the API hand POST <= 3x it). Prints instructions per request and each page's
-ratio to its floor (a bare Django GET, or POST, through the same middleware and session).
+is "floor_post", a bare Django POST of the same form (both urlencoded, as browsers and htmx send
+it). "api" is bench_load's in-process API hand POST (JSON, a token and an Idempotency-Key) of the
+next hand of a short club-night game (bench_load's game and hands), taken back uncounted too; its
+floor is "floor_api", bench_pages' bare DRF POST with the same token (issue 40's target: the API
+hand POST <= 3x it). Prints instructions per request and each page's ratio to its floor (a bare
+Django GET, or POST, through the same middleware and session).
 Instruction counts do not depend on the machine's load, unlike bench_pages' times; the runs use one string
 hash seed and freeze the warm-up's objects out of the garbage collector, so two runs of one tree agree.
 --keep keeps the callgrind files, for ``callgrind_annotate --inclusive=yes FILE`` (C functions
@@ -99,7 +100,7 @@ def club_night_hands(game) -> list[dict]:
 def measure(args) -> None:
     """Inside valgrind: count each page's requests."""
     set_up_django(args.workdir)
-    from bench_pages import mount_floor
+    from bench_pages import as_form, mount_floor
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
@@ -126,9 +127,9 @@ def measure(args) -> None:
     hand = {"ending": "knock", "by": game.player_one_id, "knocker_deadwood": 3, "defender_deadwood": 5}
     record = {**hand, "action": "save", "expected_number": game.hand_count + 1}
     posts = {
-        "floor_post": (lambda: client.post(floor_url, hand, HTTP_HX_REQUEST="true"), None),
+        "floor_post": (lambda: client.post(floor_url, **as_form(hand), HTTP_HX_REQUEST="true"), None),
         "record": (
-            lambda: client.post(reverse("hand_submit", args=[game.pk]), record, HTTP_HX_REQUEST="true"),
+            lambda: client.post(reverse("hand_submit", args=[game.pk]), **as_form(record), HTTP_HX_REQUEST="true"),
             lambda: services.hand_remove_last(game=game),
         ),
     }
