@@ -60,6 +60,22 @@ def database_pool_options() -> dict:
     }
 
 
+def prepared_statements_options() -> dict:
+    """PostgreSQL keeps the plan of a statement each connection runs again and again (psycopg prepares it
+    from its fifth run), instead of planning it at every request.
+
+    At 100,000 games the profile page's nine reads took 12.6 ms to plan and 16.7 ms to run: the plans of
+    reads that join seasons, clubs and players are costly to make, and the same for every player. The
+    values then travel apart from the statement (server-side binding), which preparing needs. Django
+    leaves both off for connection poolers in front of PostgreSQL that cannot keep a connection's
+    prepared statements (PgBouncer in transaction mode before 1.21): DATABASE_PREPARED_STATEMENTS=off
+    for those; the pool of each server process here keeps its connections, and their statements, itself.
+    """
+    if not env_bool("DATABASE_PREPARED_STATEMENTS", True):
+        return {}
+    return {"server_side_binding": True, "prepare_threshold": 5}
+
+
 def database_from_url(url: str) -> dict:
     """postgres://user:password@host:port/name or sqlite:///path -> DATABASES entry."""
     parsed = urlparse(url)
@@ -76,7 +92,7 @@ def database_from_url(url: str) -> dict:
             # say to disable them there, and the pool below reuses connections instead.
             "CONN_MAX_AGE": int(os.environ.get("CONN_MAX_AGE", "0")),
             "CONN_HEALTH_CHECKS": True,
-            "OPTIONS": database_pool_options(),
+            "OPTIONS": {**database_pool_options(), **prepared_statements_options()},
             "TEST": {"NAME": os.environ.get("TEST_DATABASE_NAME") or None},
         }
     if parsed.scheme == "sqlite":

@@ -4,6 +4,7 @@ import random
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 from django.urls import reverse
 
 from players import clubs
@@ -85,3 +86,20 @@ def test_cached_standings_follow_a_confirmation(client):
     row_after = after.split(marker)[1].split("</tr>")[0]
     assert f'<td class="num won">{won}</td>' in row_after
     assert before.split(marker)[1].split("</tr>")[0] != row_after
+
+
+def test_on_postgresql_a_page_viewed_again_and_again_is_no_longer_planned_each_time(client):
+    """PostgreSQL keeps the plans of the statements a connection runs again and again (psycopg prepares them
+    from their fifth run): at 100,000 games the profile's reads took longer to plan than to run
+    (bench/bench_club_scale.py)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's (SQLite's backend keeps its converted statements itself)")
+    _cast, _season, player, _ = club_of_size(3, 2, name="Prepared")
+    url = reverse("stats:profile", args=[player.pk])
+    for _ in range(6):
+        assert client.get(url).status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+    # The profile's hand figures (one aggregate over the player's hands), its values as parameters ($1...).
+    assert any('COUNT("scoring_hand"."id") AS "hands"' in statement and "$1" in statement for statement in prepared)
