@@ -154,6 +154,9 @@ def test_after_a_restart_a_full_pool_lends_a_new_connection_at_once(table):
     pool = connection.pool
     if pool is None:
         pytest.skip("DATABASE_POOL=off: no pool to empty")
+    # Opened as Django opens it before lending its first connection: the pool this process made before the
+    # session's test database was set up was closed then, and its successor is made unopened on first mention.
+    pool.open()
     borrowed = []
     with contextlib.suppress(PoolTimeout):  # every connection the pool may open (this thread holds one)
         while True:
