@@ -7,7 +7,8 @@
  *   and marks each live part with an id and data-live="<part>" (game, season, club, todo), optionally
  *   data-live-url (where to fetch it: the page itself by default; the part is taken from the answer by its
  *   id, or the whole answer is the part's content with data-live-inner) and data-version (the version it
- *   shows: a part already at the stream's version is not fetched again). The stream sends "ready" (JSON:
+ *   shows: a part already at the stream's version is not fetched again, nor redrawn from an answer at the
+ *   version it shows). The stream sends "ready" (JSON:
  *   each part's version) and then one event per changed part.
  * - No screen stays behind: a part that says its version and was drawn older than the stream's newest is
  *   looked at again until it shows it; a fetch with no answer in PART_WAIT is given up and asked again (it
@@ -114,7 +115,10 @@
     drop.textContent = gettext("Discard what I typed");
     drop.addEventListener("click", function () {
       form.removeAttribute("data-typed");
-      refresh(parts().filter(function (part) { return part.element.id === "sheet"; }));
+      refresh(parts().filter(function (part) { return part.element.id === "sheet"; }).map(function (part) {
+        part.force = true;  // drawn even at the version it shows: what was typed goes
+        return part;
+      }));
     });
     return drop;
   }
@@ -240,8 +244,10 @@
   }
 
   // ---- fetching parts ---------------------------------------------------------------------------------
-  // Draw ``part`` from a page's answer; false when it stays as it is (gone, not in the answer, or held on the phone).
-  function put(part, html) {
+  // Draw ``part`` from a page's answer; false when it stays as it is (gone, not in the answer, held on the
+  // phone, or already at the answer's version: a redraw would only take away what the page shows beside
+  // its figures, such as a save's "Hand 3 saved", and the focus). ``force``: drawn whatever its version.
+  function put(part, html, force) {
     var element = part.element;
     if (!document.body.contains(element)) { return false; }
     var added;
@@ -253,6 +259,8 @@
       template.innerHTML = html;
       var fresh = template.content.getElementById(element.id);
       if (!fresh) { return false; }
+      var shown = element.getAttribute("data-version");
+      if (!force && shown !== null && shown === fresh.getAttribute("data-version")) { return false; }
       if (element.id === "sheet") {
         if (heldOnPhone(element)) { return false; }
         added = mergeSheet(element, fresh);
@@ -283,21 +291,26 @@
     var byUrl = {};
     wanted.forEach(function (part) {
       var group = byUrl[part.url] = byUrl[part.url] || [];
-      if (group.indexOf(part) < 0 && !group.some(function (other) { return other.element === part.element; })) { group.push(part); }
+      var same = group.filter(function (other) { return other.element === part.element; })[0];
+      if (!same) { group.push(part); } else if (part.force) { same.force = true; }
     });
     Object.keys(byUrl).forEach(function (url) { fetchParts(url, byUrl[url]); });
   }
 
   // Look again later at the parts ``group`` named: whatever is still behind the stream's newest
-  // version then (found again by id: a save's answer may have replaced an element) is fetched.
+  // version then (found again by id: a save's answer may have replaced an element) is fetched, and a
+  // part that was to be drawn whatever its version (``force``) is fetched again as such.
   function later(group, delay) {
     var ids = group.map(function (part) { return part.element.id; });
+    var forcedIds = group.filter(function (part) { return part.force; }).map(function (part) { return part.element.id; });
     window.setTimeout(function () {
       var names = {};
       group.forEach(function (part) { part.names.forEach(function (name) { names[name] = true; }); });
+      var forced = parts().filter(function (part) { return forcedIds.indexOf(part.element.id) >= 0; });
+      forced.forEach(function (part) { part.force = true; });
       refresh(Object.keys(names).reduce(function (all, name) {
         return all.concat(stale(name, latest[name]).filter(function (part) { return ids.indexOf(part.element.id) >= 0; }));
-      }, []));
+      }, forced));
     }, delay || 300);
   }
 
@@ -308,6 +321,7 @@
     }
     busy[url] = true;
     var asked = group.map(function (part) { return part.element; });
+    var forced = group.filter(function (part) { return part.force; }).map(function (part) { return part.element; });
     var controller = window.AbortController ? new AbortController() : null;
     var clock = controller ? window.setTimeout(function () { controller.abort(); }, PART_WAIT) : null;
     fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" }, signal: controller ? controller.signal : undefined })
@@ -322,7 +336,9 @@
         failed[url] = 0;
         // Only parts still on the page as they were when asked for: one replaced meanwhile (the answer to
         // a save on this phone) is as new as this answer or newer, and stays.
-        var drawn = parts().filter(function (part) { return asked.indexOf(part.element) >= 0 && put(part, html); });
+        var drawn = parts().filter(function (part) {
+          return asked.indexOf(part.element) >= 0 && put(part, html, forced.indexOf(part.element) >= 0);
+        });
         // A part drawn before the newest change its stream told of (read a moment too early, or that change
         // came while this answer travelled): look again, until it shows the newest. Only parts that say their
         // version (a wall's board, a scoresheet) can tell; the others were fetched again at each change.
