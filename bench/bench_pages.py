@@ -22,7 +22,9 @@ they are cached). Targets: p95 under 30 ms on SQLite, under 60 KB a page.
 Next to them, the framework's floor in the same run: a bare Django view (GET and POST, "ok",
 through the project's whole middleware chain and session) and a bare DRF POST (the project's API
 settings: authentication, throttles, JSON parser), mounted for this run only, and the ratio of
-the scoresheet GET and the hand POST to them: how far the hot paths are from the floor.
+the scoresheet GET and the hand POST to them: how far the hot paths are from the floor. The requests
+are taken in turn, one of each a round (the reads' rounds, then the writes'), so that a busy moment of
+the machine falls on a page and its floor alike.
 """
 
 from __future__ import annotations
@@ -188,22 +190,27 @@ def main() -> None:
     hand = {"ending": "knock", "by": game.player_one_id, "knocker_deadwood": 3, "defender_deadwood": 5}
     floor_url, floor_api_url = mount_floor()
 
-    def timed(call, undo=None, status=200) -> tuple[list[float], int]:
-        for _ in range(10):  # warm-up
-            response = call()
-            if undo:
-                undo()
-        times, cpu = [], []
-        for _ in range(args.requests):
-            start, start_cpu = time.perf_counter(), time.thread_time()
-            response = call()
-            times.append((time.perf_counter() - start) * 1000)
-            cpu.append((time.thread_time() - start_cpu) * 1000)
-            assert response.status_code == status, response.status_code
-            if undo:
-                undo()
-        CPU[call] = cpu
-        return times, len(response.content)
+    def timed(call, undo=None, status=200) -> dict:
+        """A measurement: ``call`` timed (then ``undo`` untimed) once a round, in turn with the others."""
+        return {"call": call, "undo": undo, "status": status, "times": [], "cpu": [], "size": 0}
+
+    def run_rounds(measurements: dict) -> None:
+        """Every measurement of ``measurements`` once a round, ``args.requests`` rounds, after ten warm-up rounds:
+        each request and its floor meet the machine in the same state (a busy moment, a GC pause, the other
+        core's work), so the ratios of one run are steadier than when each request's hundred ran in a block of
+        its own."""
+        for round_number in range(10 + args.requests):
+            for measurement in measurements.values():
+                start, start_cpu = time.perf_counter(), time.thread_time()
+                response = measurement["call"]()
+                elapsed, elapsed_cpu = time.perf_counter() - start, time.thread_time() - start_cpu
+                assert response.status_code == measurement["status"], response.status_code
+                if round_number >= 10:
+                    measurement["times"].append(elapsed * 1000)
+                    measurement["cpu"].append(elapsed_cpu * 1000)
+                    measurement["size"] = len(response.content)
+                if measurement["undo"]:
+                    measurement["undo"]()
 
     def undo_last():
         services.hand_remove_last(game=game)
@@ -222,8 +229,7 @@ def main() -> None:
              "defender_deadwood": 5}  # fmt: skip
 
     record_form = {**hand, "action": "save", "expected_number": args.hands + 1}
-    CPU = {}  # call -> CPU ms of each timed request (this thread's: the in-process server's work)
-    results = {
+    measurements = {
         "scoresheet page (GET)": timed(lambda: client.get(sheet_url)),
         "record hand (htmx POST, sheet partial)": timed(
             lambda: client.post(record_url, **as_form(record_form), HTTP_HX_REQUEST="true"),
@@ -251,7 +257,16 @@ def main() -> None:
             lambda: client.post(floor_api_url, hand, content_type="application/json"), status=201
         ),
     }
-    cpu_p50 = {name: statistics.median(cpu) for name, cpu in zip(results, CPU.values(), strict=True)}
+    # Two sets of rounds, each request beside its floor: the reads (a write in their rounds would move the
+    # sitting's version, and every scoresheet GET would draw the sheet anew instead of the one kept for its
+    # version), then the writes and the preview, each write undone.
+    reads = ("scoresheet page (GET)", "games list (GET /)", "new game page (GET)", "to-do badge (GET /todo/count/)",
+             "floor: bare Django view (GET)")  # fmt: skip
+    run_rounds({name: measurements[name] for name in reads})
+    run_rounds({name: measurement for name, measurement in measurements.items() if name not in reads})
+    results = {name: (measurement["times"], measurement["size"]) for name, measurement in measurements.items()}
+    # CPU: this thread's time, the in-process server's work.
+    cpu_p50 = {name: statistics.median(measurement["cpu"]) for name, measurement in measurements.items()}
     print(f"\n{'response':42} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'bytes':>8} {'CPU p50':>8}")
     for name, (times, size) in results.items():
         print(
@@ -292,7 +307,8 @@ def main() -> None:
         f"partnership board / hand of two (API POST, p50): wall {p50[board_api] / p50[hand_api]:.2f}x, "
         f"CPU {cpu_p50[board_api] / cpu_p50[hand_api]:.2f}x ({cpu_p50[board_api]:.2f} v {cpu_p50[hand_api]:.2f} ms)"
     )
-    print(f"({args.requests} timed requests each, django.test.Client in-process; static files not counted)")
+    print(f"({args.requests} timed requests each, taken in turn, django.test.Client in-process; "
+          "static files not counted)")  # fmt: skip
 
 
 if __name__ == "__main__":
