@@ -184,6 +184,71 @@ def _leave_evidence(request, pages, requests_in_flight, answers) -> None:
         print("answered:", line)
 
 
+class _Handling:
+    """Counts the requests a live server (Django's, threads per request) is handling: accepted, not yet
+    answered. A page closed at a test's end may have sent one a moment before (a service worker's refresh
+    of a static file behind its copy): handled after the test's database was emptied and closed to it, it
+    printed "Database access not allowed" in the middle of the run, and could have read a half-emptied one."""
+
+    def __init__(self, httpd):
+        self.count = 0
+        self.lock = threading.Lock()
+        accept = httpd.process_request
+        # A thread per request (PostgreSQL), or each handled in the server's own thread (SQLite, serial).
+        threaded = hasattr(httpd, "process_request_thread")
+
+        def process_request(sent, client_address):  # in the server's own thread, as it accepts the request
+            with self.lock:
+                self.count += 1
+            handed_on = False
+            try:
+                accept(sent, client_address)
+                handed_on = threaded
+            finally:
+                if not handed_on:
+                    self.done()
+
+        httpd.process_request = process_request
+        if threaded:
+            handle = httpd.process_request_thread
+
+            def process_request_thread(sent, client_address):  # the request's own thread
+                try:
+                    handle(sent, client_address)
+                finally:
+                    self.done()
+
+            httpd.process_request_thread = process_request_thread
+
+    def done(self) -> None:
+        with self.lock:
+            self.count -= 1
+
+    def settled(self, seconds: float = 5.0) -> None:
+        """Return once nothing has been handled for a moment (a request sent just before its page closed is
+        accepted a little after), or after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        quiet_since = None
+        while time.monotonic() < deadline:
+            if self.count:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= 0.05:
+                return
+            time.sleep(0.01)
+
+
+def _handling(request) -> _Handling | None:
+    """The test's live server's count of requests in hand (made when first asked), if the test has one."""
+    if "live_server" not in request.fixturenames:
+        return None
+    httpd = request.getfixturevalue("live_server").thread.httpd
+    if not hasattr(httpd, "ginleague_handling"):
+        httpd.ginleague_handling = _Handling(httpd)
+    return httpd.ginleague_handling
+
+
 @pytest.fixture
 def new_page(browser, request):
     """Factory: ``new_page(viewport=..., java_script_enabled=...)`` -> a page in its own context.
@@ -191,6 +256,7 @@ def new_page(browser, request):
     Every page fails the test on a JavaScript error or a CSP violation
     reported to the console. A failed test leaves its pages' screenshots and HTML.
     """
+    handling = _handling(request)
     contexts = []
     pages = []
     problems: list[str] = []
@@ -234,6 +300,8 @@ def new_page(browser, request):
         _leave_evidence(request, pages, requests_in_flight, answers)
     for context in contexts:
         context.close()
+    if handling is not None:  # before the test's database is emptied and closed to the server's threads
+        handling.settled()
     assert not problems, "browser reported problems:\n" + "\n".join(problems)
 
 
