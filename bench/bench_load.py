@@ -199,7 +199,7 @@ class Floors:
         from bench_pages import mount_floor  # bench/ is this script's folder, on sys.path
 
         self.client = client
-        self.urls = dict(zip(("bare Django POST", "bare DRF POST"), mount_floor(), strict=True))
+        self.urls = dict(zip((name for name, _kwargs, _status in self.KINDS), mount_floor(), strict=True))
         self.times: dict[str, list[float]] = {name: [] for name, _kwargs, _status in self.KINDS}
         self.cpu: dict[str, list[float]] = {name: [] for name, _kwargs, _status in self.KINDS}
 
