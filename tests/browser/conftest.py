@@ -185,10 +185,11 @@ def _leave_evidence(request, pages, requests_in_flight, answers) -> None:
 
 
 class _Handling:
-    """Counts the requests a live server (Django's, threads per request) is handling: accepted, not yet
-    answered. A page closed at a test's end may have sent one a moment before (a service worker's refresh
-    of a static file behind its copy): handled after the test's database was emptied and closed to it, it
-    printed "Database access not allowed" in the middle of the run, and could have read a half-emptied one."""
+    """Counts the requests Django's live server is handling: accepted, not yet answered (a thread each on
+    PostgreSQL; on SQLite the serial server handles each in its own thread). A page closed at a test's end may
+    have sent one a moment before (a service worker's refresh of a static file behind its copy): handled after
+    the test's database was emptied and closed to it, it printed "Database access not allowed" in the middle
+    of the run, and could have read a half-emptied one."""
 
     def __init__(self, httpd):
         self.count = 0
