@@ -82,6 +82,26 @@
     focusRecordOnOpen();
   }
 
+  // A box changed while the page's scripts were still coming (a slow phone) fired its change before htmx listened,
+  // and its preview never came: once htmx listens, each live part with a box so changed tells that change again.
+  function changedFromPage(box) {
+    if (box.type === "radio" || box.type === "checkbox") { return box.checked !== box.defaultChecked; }
+    if (box.tagName === "SELECT") {  // served with no option marked, a list shows its first
+      var served = Array.prototype.findIndex.call(box.options, function (option) { return option.defaultSelected; });
+      return box.selectedIndex !== Math.max(served, 0);
+    }
+    return box.value !== box.defaultValue;
+  }
+  // htmx says it listens with htmx:load on the body, once, after its first pass over the page. (A part whose
+  // trigger starts with "change": the record form's previews and card entry, the new-game form's rules check.)
+  document.addEventListener("htmx:load", function (event) {
+    if (event.target !== document.body) { return; }
+    Array.prototype.forEach.call(document.querySelectorAll("[hx-trigger^=change]"), function (part) {
+      var box = Array.prototype.find.call(part.querySelectorAll("input, select, textarea"), changedFromPage);
+      if (box) { box.dispatchEvent(new Event("change", { bubbles: true })); }
+    });
+  });
+
   // The record form sends only what the player can see: a box the chosen ending hides (the knocker's
   // deadwood of a gin, any figure of a dead hand) is left out, whatever it still holds.
   function hiddenBox(input) {

@@ -204,6 +204,30 @@ def test_the_save_button_stays_put_when_the_preview_lands(page, live_server):
     assert page.evaluate(SAVE_BUTTON_TOP) == with_preview
 
 
+def test_a_figure_changed_before_the_page_scripts_came_still_gets_its_preview(new_page, live_server):
+    """On a slow phone the player corrects a figure and leaves the box while htmx is still coming: that change
+    happened before anything listened, and the preview stayed empty (seen in CI on a busy machine)."""
+    UserFactory(username="cy")
+    page = new_page(service_workers="block")  # the script's request is held here, not answered by a worker
+    sign_in(page, live_server.url, "cy")
+    start_game(page, live_server.url, one="Cy", two="Di")
+    enter_hand(page, ending="Knock", by="Cy", knocker=4, defender=20)
+    save_hand(page, 1)
+
+    held = []
+    page.route(re.compile(r"/htmx-2\.min\.js$"), lambda route: held.append(route))
+    page.goto(f"{page.url.rstrip('/')}/hands/1/edit/", wait_until="commit")
+    defender = page.get_by_label("Other player's deadwood")
+    expect(defender).to_have_value("20")
+    defender.fill("25")
+    defender.press("Tab")
+    while not held:
+        page.wait_for_timeout(20)
+    assert page.evaluate("() => window.htmx === undefined")  # the change above came before htmx
+    held[0].continue_()
+    expect(page.locator("#preview")).to_contain_text("Cy knocks and scores 21.")
+
+
 def test_oklahoma_game_with_a_spade_double(page, live_server):
     UserFactory(username="cy")
     sign_in(page, live_server.url, "cy")
