@@ -82,22 +82,42 @@
     focusRecordOnOpen();
   }
 
-  // A box changed while the page's scripts were still coming (a slow phone) fired its change before htmx listened,
-  // and its preview never came: once htmx listens, each live part with a box so changed tells that change again.
+  // The record forms: the next hand's (#record), or in partnership gin one per board of the deal in play.
+  function isRecordForm(form) {
+    return Boolean(form && form.tagName === "FORM" && (form.id === "record" || form.classList.contains("board-record")));
+  }
+  // Whether a box holds other than what the page was served with (a list served with no option marked shows its first).
   function changedFromPage(box) {
     if (box.type === "radio" || box.type === "checkbox") { return box.checked !== box.defaultChecked; }
-    if (box.tagName === "SELECT") {  // served with no option marked, a list shows its first
+    if (box.tagName === "SELECT") {
       var served = Array.prototype.findIndex.call(box.options, function (option) { return option.defaultSelected; });
       return box.selectedIndex !== Math.max(served, 0);
     }
     return box.value !== box.defaultValue;
   }
-  // htmx says it listens with htmx:load on the body, once, after its first pass over the page. (A part whose
-  // trigger starts with "change": the record form's previews and card entry, the new-game form's rules check.)
+  function boxesOf(root) { return root.querySelectorAll("input, select, textarea"); }
+
+  // A record form being typed in is marked (data-typed): static/js/wall.js keeps such a form when it redraws the
+  // sheet. Marked from here, not wall.js, which comes after the load event; and a form typed in before even this
+  // script came (a slow phone) is found by its boxes.
+  function markTyped(event) {
+    var form = event.target && event.target.form;
+    if (isRecordForm(form)) { form.setAttribute("data-typed", "1"); }
+  }
+  document.addEventListener("input", markTyped, true);
+  document.addEventListener("change", markTyped, true);
+  Array.prototype.forEach.call(document.querySelectorAll("form#record, form.board-record"), function (form) {
+    if (Array.prototype.some.call(boxesOf(form), changedFromPage)) { form.setAttribute("data-typed", "1"); }
+  });
+
+  // A box changed before htmx listened fired its change unheard, and its preview never came. htmx says it listens
+  // with htmx:load on the body, once, after its first pass over the page: then each part whose trigger starts with
+  // "change" (the record form's preview and card entry, the new-game form's rules check) and holds a box so
+  // changed tells that change again.
   document.addEventListener("htmx:load", function (event) {
     if (event.target !== document.body) { return; }
     Array.prototype.forEach.call(document.querySelectorAll("[hx-trigger^=change]"), function (part) {
-      var box = Array.prototype.find.call(part.querySelectorAll("input, select, textarea"), changedFromPage);
+      var box = Array.prototype.find.call(boxesOf(part), changedFromPage);
       if (box) { box.dispatchEvent(new Event("change", { bubbles: true })); }
     });
   });
@@ -109,7 +129,7 @@
   }
   document.addEventListener("htmx:configRequest", function (event) {
     var form = event.detail && event.detail.elt;
-    if (!form || form.tagName !== "FORM" || !(form.id === "record" || form.classList.contains("board-record"))) { return; }
+    if (!isRecordForm(form)) { return; }
     Array.prototype.forEach.call(form.querySelectorAll(".deadwood input[name]"), function (input) {
       if (!hiddenBox(input)) { return; }
       if (event.detail.formData && event.detail.formData["delete"]) { event.detail.formData["delete"](input.name); }
@@ -121,7 +141,7 @@
   document.addEventListener("keydown", function (event) {
     var input = event.target;
     if (event.key !== "Enter" || !input || input.type !== "radio" || !input.form) { return; }
-    if (input.form.id !== "record" && !input.form.classList.contains("board-record")) { return; }
+    if (!isRecordForm(input.form)) { return; }
     var form = input.form;
     var seen = {};
     var boxes = Array.prototype.filter.call(form.querySelectorAll("input[name]"), function (box) {

@@ -124,15 +124,10 @@
   }
 
   // ---- the scoresheet: never lose a hand being typed -------------------------------------------------
-  document.addEventListener("input", markTyped, true);
-  document.addEventListener("change", markTyped, true);
+  // A form being typed in is marked data-typed by static/js/site.js, from before this script comes.
   // The record forms: the next hand's (#record), or in partnership gin one per board of the deal in play.
   function isRecordForm(form) {
     return Boolean(form && (form.id === "record" || (form.classList && form.classList.contains("board-record"))));
-  }
-  function markTyped(event) {
-    var form = event.target && event.target.form;
-    if (isRecordForm(form)) { form.setAttribute("data-typed", "1"); }
   }
   function saving() {
     var line = document.getElementById("save-status");

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -113,6 +114,39 @@ def test_discard_what_i_typed_gives_the_sheet_as_the_server_has_it(new_page, asg
     expect(quinn.get_by_label("Knocker's deadwood")).to_have_value("")
     expect(quinn.locator("#record .hand-taken")).to_have_count(0)
     assert quinn.evaluate("window.notReloaded") is True
+    quinn.goto("about:blank")
+
+
+@pytest.mark.parametrize("late", ["site.js", "wall.js"])
+def test_a_hand_typed_before_the_pages_scripts_came_stays_when_the_other_phone_moves_the_sheet(
+    new_page,
+    asgi_server,  # noqa: F811
+    late,
+):
+    """A slow phone: the player types the next hand before the page's own script (site.js) or its live script
+    (wall.js, which comes after the load event) is there. The form still counts as being typed: the sheet redrawn
+    for the other phone's hand keeps it and says its number was taken (it was cleared)."""
+    _director, _club, _season, game = club_night()
+    services.hand_record(game=game, ending="knock", by=game.player_one, knocker_deadwood=4, defender_deadwood=20)
+    quinn = new_page(viewport=PHONE_390, service_workers="block")  # the scripts come from the server, held here
+    sign_in(quinn, asgi_server, "quinn")
+    held = []
+    quinn.route(re.compile(rf"/static/js/{re.escape(late)}$"), lambda route: held.append(route))
+    # site.js comes before the page's DOMContentLoaded, wall.js after its load event: the page is typed in as it opens
+    quinn.goto(f"{asgi_server}/games/{game.pk}/", wait_until="commit" if late == "site.js" else "load")
+    enter_hand(quinn, ending="Knock", by="quinn", knocker=5)
+    if late == "wall.js":
+        typed_and_previewed(quinn)  # htmx is there; the preview's read is over before the write below
+    asked_until = time.monotonic() + 20
+    while not held and time.monotonic() < asked_until:
+        quinn.wait_for_timeout(20)
+    assert held, f"the page never asked for {late}"
+    services.hand_record(game=Game.objects.get(pk=game.pk), ending="gin", by=game.player_two, defender_deadwood=10)
+    held[0].continue_()
+    expect(quinn.locator("table.hands tbody tr")).to_have_count(2, timeout=WITHIN)
+    expect(quinn.locator("#record .hand-taken")).to_contain_text("Hand 2 was recorded on another phone meanwhile.")
+    expect(quinn.get_by_label("Knocker's deadwood")).to_have_value("5")
+    expect(quinn.locator("#record input[name=ending][value=knock]")).to_be_checked()
     quinn.goto("about:blank")
 
 
