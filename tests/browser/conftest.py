@@ -321,6 +321,23 @@ def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:
     page.wait_for_url(lambda url: "/login/" not in url)
 
 
+class Held:
+    """The first request of ``page`` to an address matching ``pattern``, held unanswered until the test lets it
+    go (``asked().continue_()``): a script or an answer that comes late, as on a slow phone or a busy server."""
+
+    def __init__(self, page, pattern: re.Pattern):
+        self.page, self.pattern, self.routes = page, pattern, []
+        page.route(pattern, lambda route: self.routes.append(route))
+
+    def asked(self, seconds: float = 20):
+        """The held request's route, once the page has sent it; fails the test after ``seconds`` without it."""
+        until = time.monotonic() + seconds
+        while not self.routes and time.monotonic() < until:
+            self.page.wait_for_timeout(20)
+        assert self.routes, f"the page never asked for {self.pattern.pattern}"
+        return self.routes[0]
+
+
 def sign_in(page, base_url: str, username: str) -> None:
     """Signed in as ``username`` by the session cookie the sign-in form would have set, for the tests whose
     subject is not signing in (three page loads saved each time; the form is tried by the tests that

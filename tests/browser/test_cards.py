@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from players.models import Player
 from scoring.models import Hand
-from tests.browser.conftest import LAPTOP, PHONE, screenshot, sign_in
+from tests.browser.conftest import LAPTOP, PHONE, Held, screenshot, sign_in
 from tests.browser.test_kitchen import pick
 from tests.factories import UserFactory, make_game
 from tests.test_cards_facts import DEFENDER, KNOCKER
@@ -114,8 +114,8 @@ def test_a_figure_selected_to_be_typed_over_is_still_selected_when_the_cards_ans
     expect(defender).to_have_value("83")
     page.wait_for_load_state("networkidle")
 
-    held = []  # the answer to the next change, kept back until the figure is selected
-    page.route(re.compile(rf"/games/{game.pk}/hands/cards/$"), lambda route: held.append(route))
+    # The answer to the next change, kept back until the figure is selected.
+    answer = Held(page, re.compile(rf"/games/{game.pk}/hands/cards/$"))
     page.evaluate("""() => {
         window.swapped = new Promise(done => document.addEventListener("htmx:afterSwap", done, {once: true}));
         const box = document.getElementById("id_defender_deadwood");
@@ -123,9 +123,7 @@ def test_a_figure_selected_to_be_typed_over_is_still_selected_when_the_cards_ans
         box.focus();
         box.select();
     }""")
-    while not held:
-        page.wait_for_timeout(20)
-    held[0].continue_()
+    answer.asked().continue_()
     page.evaluate("() => window.swapped")
     expect(defender).to_be_focused()
     page.keyboard.insert_text("76")

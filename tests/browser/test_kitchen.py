@@ -15,7 +15,7 @@ from players.models import Player
 from scoring.engine.rules import resolve_rules
 from scoring.engine.score import HandFacts, dealer_after, score_session
 from scoring.models import Game, Hand
-from tests.browser.conftest import LAPTOP, login, screenshot, sign_in
+from tests.browser.conftest import LAPTOP, Held, login, screenshot, sign_in
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -214,17 +214,15 @@ def test_a_figure_changed_before_the_page_scripts_came_still_gets_its_preview(ne
     enter_hand(page, ending="Knock", by="Cy", knocker=4, defender=20)
     save_hand(page, 1)
 
-    held = []
-    page.route(re.compile(r"/htmx-2\.min\.js$"), lambda route: held.append(route))
+    htmx = Held(page, re.compile(r"/htmx-2\.min\.js$"))
     page.goto(f"{page.url.rstrip('/')}/hands/1/edit/", wait_until="commit")
     defender = page.get_by_label("Other player's deadwood")
     expect(defender).to_have_value("20")
     defender.fill("25")
     defender.press("Tab")
-    while not held:
-        page.wait_for_timeout(20)
+    held = htmx.asked()
     assert page.evaluate("() => window.htmx === undefined")  # the change above came before htmx
-    held[0].continue_()
+    held.continue_()
     expect(page.locator("#preview")).to_contain_text("Cy knocks and scores 21.")
 
 

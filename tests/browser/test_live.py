@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 
 import pytest
 from playwright.sync_api import expect
 
 from scoring import services
 from scoring.models import Game
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import Held, sign_in
 from tests.browser.test_kitchen import enter_hand, save_hand
 from tests.browser.test_wall import HOLDS, WITHIN, asgi_server, club_night  # noqa: F401 (asgi_server: a fixture)
 from tests.factories import PlayerFactory, UserFactory, make_game
@@ -130,19 +129,15 @@ def test_a_hand_typed_before_the_pages_scripts_came_stays_when_the_other_phone_m
     services.hand_record(game=game, ending="knock", by=game.player_one, knocker_deadwood=4, defender_deadwood=20)
     quinn = new_page(viewport=PHONE_390, service_workers="block")  # the scripts come from the server, held here
     sign_in(quinn, asgi_server, "quinn")
-    held = []
-    quinn.route(re.compile(rf"/static/js/{re.escape(late)}$"), lambda route: held.append(route))
+    script = Held(quinn, re.compile(rf"/static/js/{re.escape(late)}$"))
     # site.js comes before the page's DOMContentLoaded, wall.js after its load event: the page is typed in as it opens
     quinn.goto(f"{asgi_server}/games/{game.pk}/", wait_until="commit" if late == "site.js" else "load")
     enter_hand(quinn, ending="Knock", by="quinn", knocker=5)
     if late == "wall.js":
         typed_and_previewed(quinn)  # htmx is there; the preview's read is over before the write below
-    asked_until = time.monotonic() + 20
-    while not held and time.monotonic() < asked_until:
-        quinn.wait_for_timeout(20)
-    assert held, f"the page never asked for {late}"
+    held = script.asked()
     services.hand_record(game=Game.objects.get(pk=game.pk), ending="gin", by=game.player_two, defender_deadwood=10)
-    held[0].continue_()
+    held.continue_()
     expect(quinn.locator("table.hands tbody tr")).to_have_count(2, timeout=WITHIN)
     expect(quinn.locator("#record .hand-taken")).to_contain_text("Hand 2 was recorded on another phone meanwhile.")
     expect(quinn.get_by_label("Knocker's deadwood")).to_have_value("5")
