@@ -106,8 +106,8 @@
   }
   document.addEventListener("input", markTyped, true);
   document.addEventListener("change", markTyped, true);
-  Array.prototype.forEach.call(document.querySelectorAll("form#record, form.board-record"), function (form) {
-    if (Array.prototype.some.call(boxesOf(form), changedFromPage)) { form.setAttribute("data-typed", "1"); }
+  Array.prototype.forEach.call(document.forms, function (form) {
+    if (isRecordForm(form) && Array.prototype.some.call(boxesOf(form), changedFromPage)) { form.setAttribute("data-typed", "1"); }
   });
 
   // A box changed before htmx listened fired its change unheard, and its preview never came. htmx says it listens
