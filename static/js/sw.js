@@ -10,7 +10,8 @@
  *   marked "X-GinLeague-Kept: 1": the offline app takes it for no answer, never for the server's sheet.
  * - The JavaScript catalog (/jsi18n/<language>/?v=..., the script strings in the page's language) too: the
  *   chosen language's is in the shell, and each one a page loads is kept, so offline pages keep their language.
- * - Static files come from the cache at once and are refreshed behind it (stale-while-revalidate).
+ * - Static files come from the cache at once: a hashed name (`make run`, production) is never fetched again,
+ *   an unhashed one (`make dev`) is refreshed behind it (stale-while-revalidate).
  * Writes (POST, PUT, PATCH, DELETE) are never touched: the offline app (static/js/offline/) queues them.
  */
 /* global self, caches, fetch, Response, URL */
@@ -86,23 +87,24 @@
     });
   }
 
-  // The kept copy at once, refreshed from the network behind it: hashed names (production) never
-  // change, and unhashed ones (`make run`) are up to date from the next load on.
-  function staleWhileRevalidate(event) {
+  // The kept copy at once. A hashed name (`make run`, production) never changes: its copy is all there is to
+  // it, and fetching it again at every page (then writing it to the cache again) only cost the phone time.
+  // An unhashed one (`make dev`, the tests) is refreshed behind it, up to date from the next load on.
+  function keptStatic(event) {
     var request = event.request;
-    var fresh = fetch(request).then(function (response) {
-      if (response.ok) {
-        var copy = response.clone();
-        return caches.open(SHELL).then(function (cache) { return cache.put(request, copy); }).then(function () { return response; });
-      }
-      return response;
-    });
+    function fetched() {
+      return fetch(request).then(function (response) {
+        if (response.ok) {
+          var copy = response.clone();
+          return caches.open(SHELL).then(function (cache) { return cache.put(request, copy); }).then(function () { return response; });
+        }
+        return response;
+      });
+    }
+    var fresh = CONFIG.hashed ? null : fetched();
     return caches.match(request).then(function (hit) {
-      if (hit) {
-        event.waitUntil(fresh.catch(function () { return null; }));
-        return hit;
-      }
-      return fresh;
+      if (hit && fresh) { event.waitUntil(fresh.catch(function () { return null; })); }
+      return hit || fresh || fetched();
     });
   }
 
@@ -111,7 +113,7 @@
     if (request.method !== "GET") { return; }
     var url = new URL(request.url);
     if (url.origin !== self.location.origin) { return; }
-    if (isStatic(url)) { event.respondWith(staleWhileRevalidate(event)); return; }
+    if (isStatic(url)) { event.respondWith(keptStatic(event)); return; }
     if (isGameApi(url)) { event.respondWith(networkFirst(event, url.origin + url.pathname)); return; }
     if (isCatalog(url)) { event.respondWith(networkFirst(event, url.href)); return; }
     if (isKeptPage(request, url)) {

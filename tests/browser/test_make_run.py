@@ -278,6 +278,24 @@ def test_under_make_run_a_scoresheet_seen_once_scores_offline(new_page, make_run
         f"/games/{game}/",
     )
     assert kept
+    # Online, the worker hands the page its copy of a hashed file and does not fetch it again (it cannot
+    # change; fetching it, then writing it to the cache again, at every page only cost the phone time). Its
+    # copy of the stylesheet is marked: a fetch behind it would overwrite the mark.
+    stylesheet = phone.evaluate(
+        """async () => {
+            const url = document.querySelector('link[rel=stylesheet]').href;
+            const shell = (await caches.keys()).find((name) => name.startsWith('ginleague-shell-'));
+            const cache = await caches.open(shell);
+            const copy = await (await cache.match(url)).text();
+            await cache.put(url, new Response(copy + '\\n/* marked */', {headers: {'Content-Type': 'text/css'}}));
+            return url;
+        }"""
+    )
+    phone.reload()
+    expect(phone.locator("html[data-offline-ready='1']")).to_have_count(1)
+    phone.wait_for_load_state("networkidle")
+    kept_copy = phone.evaluate("async (url) => (await caches.match(url)).text()", stylesheet)
+    assert kept_copy.endswith("/* marked */")
     # Only the worker's copies from here on: the browser's own cache would keep hashed files for good.
     devtools = phone.context.new_cdp_session(phone)
     devtools.send("Network.clearBrowserCache")
