@@ -11,9 +11,10 @@ Only for plain rows: no ``save()`` override, no signal receiver (none is sent), 
 expression as a value, and a database that returns the inserted ids (PostgreSQL, SQLite 3.35+).
 
 ``together()``: on PostgreSQL, the writes made inside it whose answers nothing needs at once (the rows' ids,
-the game's change count) wait, and go to the database as one text, one round trip, when it ends, or just
-before any other statement is run meanwhile, so every statement still runs in the order it was made. A hand
-POST's three writes (the hand, its game's score rows, the game's figures) were three round trips (issue 40).
+the game's change count) wait, and go to the database in one round trip when it ends, or just before any other
+statement is run meanwhile, so every statement still runs in the order it was made (``sent_together``: as one
+text, or in psycopg's pipeline mode where the server binds the values). A hand POST's three writes (the hand,
+its game's score rows, the game's figures) were three round trips (issue 40).
 """
 
 from __future__ import annotations
@@ -106,9 +107,14 @@ def _send(connection) -> None:
 
 
 def sent_together(connection, statements: Sequence[tuple[str, list]]) -> list[list]:
-    """Each statement's rows, in order, the statements (sql, params) sent to ``connection`` as one text, one round
-    trip. Only where ``sends_statements_together(connection)``: each runs after the one before, with its own
-    snapshot."""
+    """Each statement's rows, in order, the statements (sql, params) sent to ``connection`` in one round trip. Only
+    where ``sends_statements_together(connection)``: each runs after the one before, with its own snapshot.
+
+    Bound on the server (``server_side_binding``, which prepared statements need), each goes as its own statement
+    in psycopg's pipeline mode: sent one after the other without waiting, their answers read once all are sent.
+    Bound by psycopg, they go as one text."""
+    if connection.settings_dict["OPTIONS"].get("server_side_binding"):
+        return _pipelined(connection, statements)
     with connection.cursor() as cursor:
         cursor.execute(
             "; ".join(sql for sql, _params in statements), [param for _sql, params in statements for param in params]
@@ -120,17 +126,30 @@ def sent_together(connection, statements: Sequence[tuple[str, list]]) -> list[li
     return answers
 
 
+def _pipelined(connection, statements: Sequence[tuple[str, list]]) -> list[list]:
+    connection.ensure_connection()
+    cursors = [connection.cursor() for _statement in statements]
+    try:
+        # A refusal comes when the pipeline ends (its answers read): wrapped as Django's own (IntegrityError...).
+        with connection.wrap_database_errors, connection.connection.pipeline():
+            for cursor, (sql, params) in zip(cursors, statements, strict=True):
+                cursor.execute(sql, params)
+        return [cursor.fetchall() for cursor in cursors]
+    finally:
+        for cursor in cursors:
+            cursor.close()
+
+
 def sends_statements_together(connection) -> bool:
-    """Whether ``connection`` runs several statements sent as one text, in order, each with its own snapshot
-    (PostgreSQL with psycopg's client-side binding, Django's default; not with ``server_side_binding``, which
-    binds parameters on the server one statement at a time, and not SQLite)."""
-    return connection.vendor == "postgresql" and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+    """Whether ``connection`` runs several statements sent in one round trip, in order, each with its own snapshot
+    (PostgreSQL; not SQLite, which has no round trips to save)."""
+    return connection.vendor == "postgresql"
 
 
 @contextlib.contextmanager
 def together(using: str = "default") -> Iterator[None]:
-    """Writes made inside wait and go as one round trip at its end where the database takes several statements
-    in one text (``sends_statements_together``); elsewhere each goes at once.
+    """Writes made inside wait and go in one round trip at its end where the database takes several statements
+    so (``sends_statements_together``); elsewhere each goes at once.
     A row's id is set, and an ``answered`` called, only then. Another statement run meanwhile (a read, an
     ORM save) sends the waiting writes first. Leaving by an exception drops them: the caller's transaction
     is rolling back."""

@@ -1,5 +1,6 @@
 """Shared fixtures: the golden vectors, a signed-in user, and settings every test runs under."""
 
+import contextlib
 import json
 import tempfile
 import time
@@ -12,7 +13,7 @@ from django.core.management.color import no_style
 from django.db import DatabaseError, connections
 from django.db.models.sql.compiler import SQLCompiler
 from django.test.testcases import TransactionTestCase
-from django.test.utils import override_settings
+from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import translation
 
 VECTOR_DIR = Path(__file__).parent / "vectors"
@@ -125,6 +126,40 @@ def compiled(monkeypatch):
 
     monkeypatch.setattr(SQLCompiler, "as_sql", counted)
     return models
+
+
+@pytest.fixture
+def round_trips():
+    """``with round_trips() as trips:`` the times the default connection waited for PostgreSQL inside (a text
+    sent, or a pipeline's statements), one ReadyForQuery each in libpq's trace of it. SQLite, in this process,
+    has no server to wait for: there, each statement run."""
+
+    connection = connections["default"]
+
+    @contextlib.contextmanager
+    def counted():
+        if connection.vendor != "postgresql":
+            with CaptureQueriesContext(connection) as statements:
+                trips: list[str] = []
+                yield trips
+            trips.extend(statement["sql"] for statement in statements)
+            return
+        from psycopg.pq import Trace
+
+        connection.ensure_connection()
+        libpq = connection.connection.pgconn
+        trips: list[str] = []
+        with tempfile.TemporaryFile("w+") as trace:
+            libpq.trace(trace.fileno())
+            libpq.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+            try:
+                yield trips
+            finally:
+                libpq.untrace()
+                trace.seek(0)
+                trips.extend(line.rstrip() for line in trace if "\tReadyForQuery\t" in line)
+
+    return counted
 
 
 @pytest.fixture
