@@ -15,6 +15,7 @@ from django.db.models.sql.compiler import SQLCompiler
 from django.test.testcases import TransactionTestCase
 from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import translation
+from psycopg.pq import Trace
 
 VECTOR_DIR = Path(__file__).parent / "vectors"
 VECTOR_FILES = sorted(VECTOR_DIR.glob("*.json"))
@@ -138,17 +139,14 @@ def round_trips():
 
     @contextlib.contextmanager
     def counted():
+        trips: list[str] = []
         if connection.vendor != "postgresql":
             with CaptureQueriesContext(connection) as statements:
-                trips: list[str] = []
                 yield trips
             trips.extend(statement["sql"] for statement in statements)
             return
-        from psycopg.pq import Trace
-
         connection.ensure_connection()
         libpq = connection.connection.pgconn
-        trips: list[str] = []
         with tempfile.TemporaryFile("w+") as trace:
             libpq.trace(trace.fileno())
             libpq.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
