@@ -122,6 +122,36 @@
     });
   });
 
+  // A button pressed with a mouse right after typing in a box: the box, left, asks for its preview (its change
+  // comes with the press), and an answer drawn before the release can move the button from under the pointer
+  // (on the correction page it adds a line above it). The release then falls beside the button and the click is
+  // lost. So an htmx answer for a form one of whose buttons is held down is drawn after the release and its click.
+  var pressedForm = null;
+  var heldSwaps = [];
+  document.addEventListener("pointerdown", function (event) {
+    var button = event.target && event.target.closest && event.target.closest("button, input[type=submit]");
+    pressedForm = (button && button.form) || null;
+  }, true);
+  function drawHeldSwaps() {
+    pressedForm = null;
+    var swaps = heldSwaps;
+    heldSwaps = [];
+    if (swaps.length) { setTimeout(function () { swaps.forEach(function (draw) { draw(); }); }, 0); }
+  }
+  document.addEventListener("pointerup", drawHeldSwaps, true);
+  document.addEventListener("pointercancel", drawHeldSwaps, true);
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var detail = event.detail;
+    if (!pressedForm || !detail.shouldSwap || !detail.target || !pressedForm.contains(detail.target)) { return; }
+    detail.shouldSwap = false;
+    var source = detail.elt && detail.elt.closest && detail.elt.closest("[hx-swap]");
+    var style = (source && source.getAttribute("hx-swap").split(" ")[0]) || "innerHTML";
+    heldSwaps.push(function () {
+      if (!document.contains(detail.target)) { return; }  // the click replaced it (a hand saved, a page left)
+      htmx.swap(detail.target, detail.serverResponse, { swapStyle: style, swapDelay: 0, settleDelay: 20 });
+    });
+  });
+
   // The record form sends only what the player can see: a box the chosen ending hides (the knocker's
   // deadwood of a gin, any figure of a dead hand) is left out, whatever it still holds.
   function hiddenBox(input) {

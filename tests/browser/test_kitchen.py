@@ -204,6 +204,30 @@ def test_the_save_button_stays_put_when_the_preview_lands(page, live_server):
     assert page.evaluate(SAVE_BUTTON_TOP) == with_preview
 
 
+def test_a_correction_saved_by_one_press_of_the_mouse_right_after_typing_is_saved(new_page, live_server):
+    """The press on "Save correction" leaves the box just typed in, which asks for the preview; its answer adds
+    a line above the button. Drawn while the button was held, it moved the button from under the pointer, the
+    release fell beside it and the correction was never sent (seen in the clean-clone CI)."""
+    UserFactory(username="cy")
+    page = new_page(viewport=LAPTOP)
+    sign_in(page, live_server.url, "cy")
+    game = start_game(page, live_server.url, one="Cy", two="Di")
+    enter_hand(page, ending="Knock", by="Cy", knocker=4, defender=20)
+    save_hand(page, 1)
+    page.get_by_role("link", name="Edit hand 1").click()
+    page.get_by_label("Other player's deadwood").fill("25")
+    button = page.get_by_role("button", name="Save correction")
+    button.scroll_into_view_if_needed()
+    box = button.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    with page.expect_response(re.compile(r"/hands/1/preview/$")):
+        page.mouse.down()  # the box is left: its preview is asked for, and answered while the button is held
+    page.wait_for_timeout(200)  # a person's press
+    page.mouse.up()
+    expect(page.locator(".messages")).to_contain_text("Hand 1 corrected")
+    assert game.hands.get(number=1).defender_deadwood == 25
+
+
 def test_a_figure_changed_before_the_page_scripts_came_still_gets_its_preview(new_page, live_server):
     """On a slow phone the player corrects a figure and leaves the box while htmx is still coming: that change
     happened before anything listened, and the preview stayed empty (seen in CI on a busy machine)."""
