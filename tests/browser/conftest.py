@@ -17,6 +17,7 @@ import collections
 import contextlib
 import os
 import re
+import select
 import shutil
 import threading
 import time
@@ -194,6 +195,7 @@ class _Handling:
     def __init__(self, httpd):
         self.count = 0
         self.lock = threading.Lock()
+        self.listening = httpd.socket
         accept = httpd.process_request
         # A thread per request (PostgreSQL), or each handled in the server's own thread (SQLite, serial).
         threaded = hasattr(httpd, "process_request_thread")
@@ -226,12 +228,14 @@ class _Handling:
             self.count -= 1
 
     def settled(self, seconds: float = 5.0) -> None:
-        """Return once nothing has been handled for a moment (a request sent just before its page closed is
-        accepted a little after), or after ``seconds``."""
+        """Return once nothing has been handled, nor waited to be accepted, for a moment (a request sent just before
+        its page closed is accepted a little after), or after ``seconds``."""
         deadline = time.monotonic() + seconds
         quiet_since = None
         while time.monotonic() < deadline:
-            if self.count:
+            # A connection the page made before it closed, waiting to be accepted, is a request still to come: on a
+            # busy machine the server's thread can take more than the quiet moment below to accept it.
+            if self.count or select.select([self.listening], [], [], 0)[0]:
                 quiet_since = None
             elif quiet_since is None:
                 quiet_since = time.monotonic()
