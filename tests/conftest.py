@@ -131,9 +131,10 @@ def compiled(monkeypatch):
 
 @pytest.fixture
 def round_trips():
-    """``with round_trips() as trips:`` the times the default connection waited for PostgreSQL inside (a text
-    sent, or a pipeline's statements), one ReadyForQuery each in libpq's trace of it. SQLite, in this process,
-    has no server to wait for: there, each statement run."""
+    """``with round_trips() as trips:`` the times the default connection waited for PostgreSQL inside for the
+    statements it ran (a text sent, or a pipeline's statements), read from libpq's trace of it. psycopg's upkeep
+    of its prepared statements is left out: it deallocates one when its cache is full, or all after a ROLLBACK,
+    whatever the test did before. SQLite, in this process, has no server to wait for: there, each statement run."""
 
     connection = connections["default"]
 
@@ -155,9 +156,25 @@ def round_trips():
             finally:
                 libpq.untrace()
                 trace.seek(0)
-                trips.extend(line.rstrip() for line in trace if "\tReadyForQuery\t" in line)
+                trips.extend(_statements_answered(trace))
 
     return counted
+
+
+def _statements_answered(trace) -> list[str]:
+    """The exchanges of a libpq trace that ran a statement, each as the messages sent, up to the server's
+    ReadyForQuery; those that only deallocated prepared statements are left out."""
+    answered, sent = [], []
+    for line in trace:
+        direction, _length, message, *rest = line.rstrip("\n").split("\t") + [""]
+        if direction == "F":
+            sent.append(f"{message} {rest[0].strip()}")
+        elif message == "ReadyForQuery":
+            upkeep = all(part.startswith(("Close", "Sync", "Flush", 'Query "DEALLOCATE')) for part in sent)
+            if not upkeep:
+                answered.append("; ".join(sent))
+            sent = []
+    return answered
 
 
 @pytest.fixture
