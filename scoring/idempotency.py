@@ -9,9 +9,11 @@ what a different request with a used key gets. Two copies of one request arrivin
 at once are serialised by the unique (user, key) constraint: the second one's
 insert waits for the first to commit, then fails, and its whole transaction (its
 copy of the write included) rolls back and it replays the first's answer, so the
-write is never made twice. A refusal is stored after the refused write has rolled
-back, by its INSERT alone (a transaction of its own). A server error (5xx, a lost database
-connection) is not stored: the key stays free for the retry.
+write is never made twice. A refusal is stored after the refused write has ended, by its
+INSERT alone (a transaction of its own). A refusal that only read (a second phone's copy:
+the hand was taken) ends by COMMIT, which undoes nothing a ROLLBACK would and keeps the
+connection's prepared statements; one that wrote, or met a database error, rolls back. A
+server error (5xx, a lost database connection) is not stored: the key stays free for the retry.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import hashlib
 import json
 from collections.abc import Callable
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils.translation import gettext as _
 
 from scoring import writes
@@ -54,6 +56,48 @@ def request_hash(method: str, path: str, data) -> str:
         data = dict(data.lists())
     body = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=True)
     return hashlib.sha256(f"{method}\n{path}\n{body}".encode()).hexdigest()
+
+
+class _Watched:
+    """``with _Watched() as watched:`` whether the statements run inside on the default connection only read:
+    each a SELECT (a locking one included) that succeeded; a savepoint counts as a write. A write queued by
+    ``writes.together`` and dropped unsent was never made."""
+
+    def __init__(self):
+        self.wrote = False
+        self._wrapper = None
+
+    def _watch(self, execute, sql, params, many, context):
+        # Statements sent together come as one text, joined by "; " (values are parameters, never in the text).
+        if any(part.lstrip()[:6].upper() != "SELECT" for part in sql.split(";")):
+            self.wrote = True
+        try:
+            return execute(sql, params, many, context)
+        except Exception:
+            self.wrote = True  # a failed statement: the transaction may be aborted, and only a rollback ends it
+            raise
+
+    def read_only(self, refusal: BaseException) -> bool:
+        """Whether the transaction, refused by ``refusal``, may end by COMMIT with nothing changed."""
+        if self.wrote:
+            return False
+        cause: BaseException | None = refusal
+        while cause is not None:  # a database error met on the way (a pipeline's comes after its execute)
+            if isinstance(cause, DatabaseError):
+                return False
+            cause = cause.__cause__ or cause.__context__
+        if connection.vendor != "postgresql":
+            return True
+        # An error met and swallowed on the way leaves PostgreSQL's transaction aborted: only a rollback ends it.
+        return connection.connection is not None and connection.connection.info.transaction_status.name != "INERROR"
+
+    def __enter__(self):
+        self._wrapper = connection.execute_wrapper(self._watch)
+        self._wrapper.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._wrapper.__exit__(*exc)
 
 
 class _DoNotStore(Exception):
@@ -103,22 +147,37 @@ def once[Answer](
 
     # No look-up first: a retry is rare, so the usual request pays one insert, and a
     # retry runs, fails on the key's unique constraint, rolls back and replays.
+    refusal = None
     try:
         with transaction.atomic():
-            answer = perform()
-            status, body = keep(answer)
-            if status >= 500:
-                raise _DoNotStore(answer)
-            # A concurrent copy of this request that got here first makes this insert
-            # wait for its commit, then fail: this copy's write rolls back and it replays.
-            store(status, body)
-        return answer
+            with _Watched() as watched:
+                try:
+                    answer = perform()
+                except Exception as error:
+                    if not watched.read_only(error):
+                        raise
+                    refusal = error
+            if refusal is not None:
+                # It read (and locked) but wrote nothing: ended by COMMIT, which undoes no more than a ROLLBACK
+                # would, and keeps the connection's prepared statements (psycopg drops them all at a ROLLBACK).
+                # Every second phone's copy on a club night is such a refusal.
+                transaction.set_rollback(False)
+            else:
+                status, body = keep(answer)
+                if status >= 500:
+                    raise _DoNotStore(answer)
+                # A concurrent copy of this request that got here first makes this insert
+                # wait for its commit, then fail: this copy's write rolls back and it replays.
+                store(status, body)
+        if refusal is None:
+            return answer
     except _DoNotStore as rollback:
         return rollback.answer
     except IntegrityError as error:
         return replay_stored(error)
     except Exception as error:  # a refusal: the write rolled back; store the answer and replay it
-        answer = on_error(error)
+        refusal = error
+    answer = on_error(refusal)
     status, body = keep(answer)
     if status >= 500:
         return answer

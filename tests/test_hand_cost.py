@@ -113,7 +113,7 @@ def test_a_second_phones_copy_is_refused_in_few_round_trips(table, round_trips):
     client = api_client(user)
     url, hand = f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_one_id, "number": 7}
     assert client.post(url, hand, format="json", HTTP_IDEMPOTENCY_KEY="phone-a").status_code == 201
-    # The token, BEGIN, the locked read (on PostgreSQL the hands' read goes with it), ROLLBACK, the refusal's row.
+    # The token, BEGIN, the locked read (on PostgreSQL the hands' read goes with it), COMMIT, the refusal's row.
     with round_trips() as trips:
         refused = client.post(url, hand, format="json", HTTP_IDEMPOTENCY_KEY="phone-b")
     assert refused.status_code == 409, refused.content
@@ -124,6 +124,35 @@ def test_a_second_phones_copy_is_refused_in_few_round_trips(table, round_trips):
     assert again.status_code == 409 and again.headers["Idempotent-Replayed"] == "true"
     assert again.json() == refused.json()
     assert Hand.objects.filter(game=game).count() == 7
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+def test_a_second_phones_refused_copy_keeps_the_connection_s_prepared_statements(table):
+    """A refused copy wrote nothing, so its transaction ends by COMMIT: a ROLLBACK makes psycopg drop every
+    statement the connection had prepared (DEALLOCATE ALL), and on a club night every second request is one."""
+    user, game = table
+    client = api_client(user)
+    url = f"/api/games/{game.pk}/hands/"
+    with connection.cursor() as cursor:  # the earlier tests' statements forgotten (psycopg and the server alike)
+        cursor.execute("DEALLOCATE ALL")
+    for number in range(7, 14):  # two-point knocks: the game goes on; each statement used past psycopg's threshold
+        hand = {"ending": "knock", "knocker_deadwood": 8, "defender_deadwood": 10, "by": game.player_one_id}
+        response = client.post(url, {**hand, "number": number}, format="json", HTTP_IDEMPOTENCY_KEY=f"a{number}")
+        assert response.status_code == 201, response.content
+
+    def prepared() -> set[str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            return {statement for (statement,) in cursor.fetchall()}
+
+    # The locked read and the hand's insert run prepared.
+    hand_statements = {
+        statement for statement in prepared() if "FOR UPDATE" in statement or 'INSERT INTO "scoring_hand"' in statement
+    }
+    assert len(hand_statements) == 2, hand_statements
+    refused = client.post(url, {**hand, "number": 13}, format="json", HTTP_IDEMPOTENCY_KEY="b13")
+    assert refused.status_code == 409, refused.content
+    assert hand_statements <= prepared()
 
 
 def test_an_api_hand_post_reads_the_game_once_under_its_lock(table):

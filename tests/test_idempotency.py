@@ -1,0 +1,100 @@
+"""The Idempotency-Key's store (scoring/idempotency.py): a refusal leaves nothing of its write, however it ends.
+
+A refusal that only read ends its transaction by COMMIT (cheaper for PostgreSQL's prepared statements); one that
+wrote, or met a database error on the way, is rolled back whole. Either way its answer is stored and replayed.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import DatabaseError, connection
+
+from players.models import Player
+from scoring import writes
+from scoring.idempotency import once
+from scoring.models import Game, IdempotentRequest
+from tests.factories import UserFactory, make_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class Refused(Exception):
+    """A refusal raised by the write (a hand taken by the other phone, a closed game...)."""
+
+
+def attempt(user, key: str, perform):
+    """``perform`` under ``key``, a refusal answered as (409, its words), as the API's view answers."""
+    return once(
+        user=user,
+        key=key,
+        method="POST",
+        path="/somewhere/",
+        fingerprint="same request",
+        perform=perform,
+        keep=lambda answer: (answer[0], {"said": answer[1]}),
+        on_error=lambda error: (409, str(error)),
+        replay=lambda stored: ("replayed", stored.response_status, stored.response_body["said"]),
+    )
+
+
+def wrote_then_refused():
+    Player.objects.create(name="Written, then refused")
+    raise Refused("refused after a write")
+
+
+def queued_then_refused():
+    with writes.together():  # on PostgreSQL the insert waits to go with the next statement: it never goes
+        writes.insert(Player(name="Written, then refused"))
+        raise Refused("refused with a write waiting")
+
+
+def failed_then_refused():
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 / 0")
+    except DatabaseError:
+        pass  # swallowed: on PostgreSQL the transaction is now aborted, and only a rollback ends it
+    raise Refused("refused after a failed statement")
+
+
+def read_then_refused(game_pk: int):
+    def perform():
+        game = Game.objects.select_for_update().get(pk=game_pk)
+        raise Refused(f"game {game.pk} refused after a locked read")
+
+    return perform
+
+
+@pytest.mark.parametrize(
+    "perform", [wrote_then_refused, queued_then_refused, failed_then_refused], ids=["wrote", "queued", "failed"]
+)
+def test_a_refusal_made_after_a_write_or_an_error_leaves_nothing_and_is_replayed(perform):
+    user = UserFactory(username="ann")
+    answer = attempt(user, "k1", perform)
+    assert answer[0] == 409 and "refused" in answer[1]
+    assert not Player.objects.filter(name="Written, then refused").exists()
+    assert attempt(user, "k1", perform) == ("replayed", 409, answer[1])
+
+
+def test_a_refusal_that_only_read_under_a_lock_is_stored_and_lets_the_lock_go():
+    user = UserFactory(username="ann")
+    game = make_game(created_by=user)
+    answer = attempt(user, "k1", read_then_refused(game.pk))
+    assert answer == (409, f"game {game.pk} refused after a locked read")
+    assert IdempotentRequest.objects.get(user=user, key="k1").response_status == 409
+    assert not connection.in_atomic_block
+    # Nothing holds the game's row: another write takes it at once.
+    assert Game.objects.filter(pk=game.pk).update(margin=5) == 1
+    assert attempt(user, "k1", read_then_refused(game.pk)) == ("replayed", 409, answer[1])
+
+
+def test_an_answer_is_stored_with_its_write():
+    user = UserFactory(username="ann")
+
+    def perform():
+        Player.objects.create(name="Written")
+        return 201, "written"
+
+    assert attempt(user, "k1", perform) == (201, "written")
+    assert attempt(user, "k1", perform) == ("replayed", 201, "written")
+    assert Player.objects.filter(name="Written").count() == 1
