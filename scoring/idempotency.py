@@ -81,10 +81,11 @@ class _Watched:
         """Whether the transaction, refused by ``refusal``, may end by COMMIT with nothing changed."""
         if self.wrote:
             return False
-        cause: BaseException | None = refusal
-        while cause is not None:  # a database error met on the way (a pipeline's comes after its execute)
+        cause, seen = refusal, set()
+        while cause is not None and id(cause) not in seen:  # a database error on the way (a pipeline's comes late)
             if isinstance(cause, DatabaseError):
                 return False
+            seen.add(id(cause))
             cause = cause.__cause__ or cause.__context__
         if connection.vendor != "postgresql":
             return True

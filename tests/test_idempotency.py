@@ -6,8 +6,10 @@ wrote, or met a database error on the way, is rolled back whole. Either way its 
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, connections, transaction
 
 from players.models import Player
 from scoring import writes
@@ -76,15 +78,33 @@ def test_a_refusal_made_after_a_write_or_an_error_leaves_nothing_and_is_replayed
     assert attempt(user, "k1", perform) == ("replayed", 409, answer[1])
 
 
+def locked_elsewhere_at_once(game_pk: int) -> bool:
+    """Whether another connection (another request's) takes the game's row lock without waiting."""
+    taken = []
+
+    def take():
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update(nowait=True).get(pk=game_pk)
+            taken.append(True)
+        except DatabaseError:
+            taken.append(False)
+        finally:
+            connections.close_all()
+
+    other = threading.Thread(target=take)
+    other.start()
+    other.join()
+    return taken == [True]
+
+
 def test_a_refusal_that_only_read_under_a_lock_is_stored_and_lets_the_lock_go():
     user = UserFactory(username="ann")
     game = make_game(created_by=user)
     answer = attempt(user, "k1", read_then_refused(game.pk))
     assert answer == (409, f"game {game.pk} refused after a locked read")
     assert IdempotentRequest.objects.get(user=user, key="k1").response_status == 409
-    assert not connection.in_atomic_block
-    # Nothing holds the game's row: another write takes it at once.
-    assert Game.objects.filter(pk=game.pk).update(margin=5) == 1
+    assert locked_elsewhere_at_once(game.pk)
     assert attempt(user, "k1", read_then_refused(game.pk)) == ("replayed", 409, answer[1])
 
 
