@@ -60,12 +60,13 @@ def request_hash(method: str, path: str, data) -> str:
 
 class _Watched:
     """``with _Watched() as watched:`` whether the statements run inside on the default connection only read:
-    each a SELECT (a locking one included) that succeeded; a savepoint counts as a write. A write queued by
-    ``writes.together`` and dropped unsent was never made."""
+    each a SELECT (a locking one included) that succeeded; a savepoint counts as a write, and so does an action
+    scheduled for the commit (an e-mail). A write queued by ``writes.together`` and dropped unsent was never made."""
 
     def __init__(self):
         self.wrote = False
         self._wrapper = None
+        self._callbacks = 0
 
     def _watch(self, execute, sql, params, many, context):
         # Statements sent together come as one text, joined by "; " (values are parameters, never in the text).
@@ -79,7 +80,7 @@ class _Watched:
 
     def read_only(self, refusal: BaseException) -> bool:
         """Whether the transaction, refused by ``refusal``, may end by COMMIT with nothing changed."""
-        if self.wrote:
+        if self.wrote or len(connection.run_on_commit) > self._callbacks:  # a COMMIT would run what it scheduled
             return False
         cause, seen = refusal, set()
         while cause is not None and id(cause) not in seen:  # a database error on the way (a pipeline's comes late)
@@ -93,6 +94,7 @@ class _Watched:
         return connection.connection is not None and connection.connection.info.transaction_status.name != "INERROR"
 
     def __enter__(self):
+        self._callbacks = len(connection.run_on_commit)
         self._wrapper = connection.execute_wrapper(self._watch)
         self._wrapper.__enter__()
         return self

@@ -59,6 +59,14 @@ def failed_then_refused():
     raise Refused("refused after a failed statement")
 
 
+SENT = []
+
+
+def mail_scheduled_then_refused():
+    transaction.on_commit(lambda: SENT.append("an e-mail"))  # as players.mail.after_commit schedules one
+    raise Refused("refused after scheduling an e-mail")
+
+
 def read_then_refused(game_pk: int):
     def perform():
         game = Game.objects.select_for_update().get(pk=game_pk)
@@ -68,13 +76,17 @@ def read_then_refused(game_pk: int):
 
 
 @pytest.mark.parametrize(
-    "perform", [wrote_then_refused, queued_then_refused, failed_then_refused], ids=["wrote", "queued", "failed"]
+    "perform",
+    [wrote_then_refused, queued_then_refused, failed_then_refused, mail_scheduled_then_refused],
+    ids=["wrote", "queued", "failed", "mail"],
 )
 def test_a_refusal_made_after_a_write_or_an_error_leaves_nothing_and_is_replayed(perform):
     user = UserFactory(username="ann")
+    SENT.clear()
     answer = attempt(user, "k1", perform)
     assert answer[0] == 409 and "refused" in answer[1]
     assert not Player.objects.filter(name="Written, then refused").exists()
+    assert SENT == []  # nothing the refused write scheduled for its commit is done
     assert attempt(user, "k1", perform) == ("replayed", 409, answer[1])
 
 
