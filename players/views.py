@@ -57,15 +57,21 @@ def setup(request):
 
 
 def safe_next(request) -> str:
-    """Where to go after signing in or up (e.g. back to a club invitation): only a page of this site, else ""."""
+    """Where to go after signing in or up (e.g. back to a club invitation): only a page of this site, else "".
+
+    A page of this site is a path from its root: anything else ("-1", "home") is no page, and Django's
+    ``redirect`` would take it for a view's name and fail (a crash page) where it is not one."""
     wanted = request.POST.get("next") or request.GET.get("next") or ""
-    allowed = url_has_allowed_host_and_scheme(
+    allowed = wanted.startswith("/") and url_has_allowed_host_and_scheme(
         wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     )
     return wanted if allowed else ""
 
 
 class SignInView(LoginView):
+    def get_redirect_url(self):  # the sign-in form's "next": as sign-up's, only a page of this site
+        return safe_next(self.request)
+
     def dispatch(self, request, *args, **kwargs):
         if no_one_can_sign_in():
             return redirect("setup")

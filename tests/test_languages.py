@@ -58,6 +58,13 @@ def test_a_switch_refuses_other_sites_and_unknown_languages(client):
     assert client.get(reverse("language_choose")).status_code == 405
 
 
+@pytest.mark.parametrize("nowhere", ["-1", "players/"])
+def test_a_switch_sent_back_to_no_page_of_the_site_goes_home_in_the_language_chosen(client, nowhere):
+    answer = client.post(reverse("language_choose"), {"language": "de", "next": nowhere})
+    assert answer.status_code == 302 and answer["Location"] == reverse("home")
+    assert page_language(client.get("/players/")) == "de"
+
+
 def test_the_account_page_keeps_the_choice_for_every_device():
     ann = UserFactory(username="ann")
     phone = signed_in_client(ann)

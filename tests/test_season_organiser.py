@@ -129,7 +129,10 @@ def test_a_guest_invitation_keeps_a_record_with_only_a_friendly_game(db):
     assert Player.objects.filter(pk=dora.pk, user=account).exists()
 
 
-@pytest.mark.parametrize("unsafe", ["https://evil.example/", "//evil.example/x", "javascript:alert(1)"])
+# Also no page at all: a word Django's redirect would take for a view's name ("-1": a crash page), a relative path.
+@pytest.mark.parametrize(
+    "unsafe", ["https://evil.example/", "//evil.example/x", "javascript:alert(1)", "-1", "players/"]
+)
 def test_sign_up_never_sends_you_off_site(client, invitation, unsafe):
     form = client.get(reverse("signup"), {"next": unsafe}).content.decode()
     assert "evil.example" not in form and "javascript:" not in form
@@ -138,6 +141,13 @@ def test_sign_up_never_sends_you_off_site(client, invitation, unsafe):
         {"username": "newbie", "password1": "a-long-test-password", "password2": "a-long-test-password",
          "next": unsafe},
     )
+    assert response.status_code == 302 and response["Location"] == reverse("home")
+
+
+@pytest.mark.parametrize("unsafe", ["https://evil.example/", "-1", "players/"])
+def test_sign_in_sends_you_to_no_other_site_and_to_no_page_that_is_not_one(client, unsafe):
+    UserFactory(username="member")
+    response = client.post(reverse("login"), {"username": "member", "password": "a-long-test-password", "next": unsafe})
     assert response.status_code == 302 and response["Location"] == reverse("home")
 
 
