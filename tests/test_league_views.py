@@ -219,6 +219,21 @@ def test_season_form_names_a_bad_rule_and_keeps_what_was_typed(client, db):
     assert season.fixtures.count() == 1
 
 
+@pytest.mark.parametrize("ticked", [str(10**23), "-9223372036854775809", "1e5", "abc"])
+def test_season_form_refuses_a_player_id_no_club_can_have_and_names_the_field(client, db, ticked):
+    cast = make_club()
+    client.force_login(cast.admin)
+    response = client.post(
+        reverse("league:season_new", args=[cast.club.slug]),
+        {"name": "Winter", "format": "single", "preset": "standard", "ranking_1": "wins",
+         "players": [cast.guest.pk, ticked]},
+    )  # fmt: skip
+    assert response.status_code == 400
+    errors = response.context["form"].errors
+    assert list(errors) == ["players"] and ticked in errors["players"][0]
+    assert not Season.objects.filter(name="Winter").exists()
+
+
 def test_club_creation_and_invitation_by_link(client, db):
     founder = make_user("founder")
     client.force_login(founder)

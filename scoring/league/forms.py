@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django import forms
+from django.core.exceptions import ValidationError
+from django.db import connections
 from django.utils.functional import lazy
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -96,6 +98,25 @@ class RankingForm(forms.Form):
         return [self.cleaned_data[name] for name in ("ranking_1", "ranking_2", "ranking_3") if self.cleaned_data[name]]
 
 
+class PlayersField(forms.ModelMultipleChoiceField):
+    """Players ticked, by id. An id no id column can hold is refused as any unknown choice is: on SQLite the
+    ORM's ``pk__in`` look-up sent it to the driver, which raised OverflowError (a crash page)."""
+
+    def _check_values(self, value):
+        pk = self.queryset.model._meta.pk
+        low, high = connections[self.queryset.db].ops.integer_field_range(pk.get_internal_type())
+        for choice in value:
+            try:
+                number = int(str(choice).strip())
+            except ValueError:
+                continue  # not a number at all: the field's own check refuses it
+            if not low <= number <= high:
+                raise ValidationError(
+                    self.error_messages["invalid_choice"], code="invalid_choice", params={"value": choice}
+                )
+        return super()._check_values(value)
+
+
 class SeasonForm(RankingForm):
     name = forms.CharField(max_length=100, label=gettext_lazy("Season name"))
     format = forms.ChoiceField(choices=SeasonFormat.choices, initial=SeasonFormat.SINGLE, label=gettext_lazy("Format"))
@@ -116,7 +137,7 @@ class SeasonForm(RankingForm):
     ends_on = forms.DateField(
         required=False, widget=forms.DateInput(attrs={"type": "date"}), label=gettext_lazy("Ends on")
     )
-    players = forms.ModelMultipleChoiceField(
+    players = PlayersField(
         queryset=Player.objects.none(),
         widget=forms.CheckboxSelectMultiple,
         label=gettext_lazy("Players"),
