@@ -265,6 +265,19 @@ def test_club_create_makes_the_caller_owner_and_refuses_a_blank_name(public):
     assert Club.objects.filter(name="").count() == 0
 
 
+def test_a_name_is_measured_as_sent_as_the_schema_says_even_with_spaces_around_it(public):
+    client = public.client("outsider")
+    schema = client.get("/api/schema/?format=json").json()["components"]["schemas"]
+    assert schema["ClubWriteRequest"]["properties"]["name"]["maxLength"] == 100
+    for sent in (" " + "s" * 100, "\x1e" + "s" * 100):  # 101 characters, 100 once trimmed
+        refused = client.post("/api/clubs/", {"name": sent}, format="json")
+        assert refused.status_code == 400
+        assert refused.json() == {"name": ["Ensure this field has no more than 100 characters."]}
+    assert not Club.objects.filter(name="s" * 100).exists()
+    taken = client.post("/api/clubs/", {"name": " " + "s" * 98 + " "}, format="json")  # 100 sent: trimmed, kept
+    assert taken.status_code == 201 and taken.json()["name"] == "s" * 98
+
+
 def test_club_update_by_an_admin_and_members_filter(public):
     response = public.client("admin").patch(f"/api/clubs/{public.club.pk}/", {"is_public": False}, format="json")
     assert response.status_code == 200 and response.json()["is_public"] is False

@@ -21,13 +21,18 @@ from scoring.services import SCORE_FIGURES
 
 
 class TextField(serializers.CharField):
-    """DRF's CharField taking only a JSON string: DRF's own makes a number text (5 -> "5", 1e999999 -> "inf")."""
+    """DRF's CharField taking only a JSON string: DRF's own makes a number text (5 -> "5", 1e999999 -> "inf").
+
+    Its ``max_length`` is the schema's ``maxLength``: the length of the text sent. DRF measured it after trimming
+    the spaces (and control characters) around it, so it took 101 characters sent where the schema says 100."""
 
     default_error_messages = {"not_text": gettext_lazy("Must be text (a JSON string in quotes), not a number.")}
 
     def to_internal_value(self, data):
         if isinstance(data, int | float) and not isinstance(data, bool):
             self.fail("not_text")
+        if isinstance(data, str) and self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
 
 
@@ -444,9 +449,9 @@ def plain_hand_record(data) -> dict | None:
         if upcard is not None:
             if type(upcard) is not str or not upcard.isascii() or "\x00" in upcard:
                 return None
-            upcard = upcard.strip()  # as DRF's CharField trims it
-            if len(upcard) > _UPCARD_LENGTH:
+            if len(upcard) > _UPCARD_LENGTH:  # measured as sent, as TextField measures it
                 return None
+            upcard = upcard.strip()  # as DRF's CharField trims it
         facts["upcard"] = upcard
     if data.get("cards", None) is not None:
         return None
