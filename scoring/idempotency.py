@@ -60,8 +60,9 @@ def request_hash(method: str, path: str, data) -> str:
 
 class _Watched:
     """``with _Watched() as watched:`` whether the statements run inside on the default connection only read:
-    each a SELECT (a locking one included) that succeeded; a savepoint counts as a write, and so does an action
-    scheduled for the commit (an e-mail). A write queued by ``writes.together`` and dropped unsent was never made."""
+    each a SELECT (a locking one included) that succeeded; a savepoint counts as a write, and so do a notification
+    and an action scheduled for the commit (an e-mail). A write queued by ``writes.together`` and dropped unsent
+    was never made."""
 
     def __init__(self):
         self.wrote = False
@@ -70,7 +71,8 @@ class _Watched:
 
     def _watch(self, execute, sql, params, many, context):
         # Statements sent together come as one text, joined by "; " (values are parameters, never in the text).
-        if any(part.lstrip()[:6].upper() != "SELECT" for part in sql.split(";")):
+        # A SELECT of pg_notify tells every live page at the COMMIT (scoring/changes.py): a write, for this.
+        if any(part.lstrip()[:6].upper() != "SELECT" for part in sql.split(";")) or "pg_notify" in sql:
             self.wrote = True
         try:
             return execute(sql, params, many, context)

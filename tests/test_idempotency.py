@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import threading
 
+import psycopg
 import pytest
 from django.db import DatabaseError, connection, connections, transaction
 
 from players.models import Player
 from scoring import writes
+from scoring.changes import CHANNEL, notify_season_change
 from scoring.idempotency import once
 from scoring.models import Game, IdempotentRequest
 from tests.factories import UserFactory, make_game
@@ -130,3 +132,29 @@ def test_an_answer_is_stored_with_its_write():
     assert attempt(user, "k1", perform) == (201, "written")
     assert attempt(user, "k1", perform) == ("replayed", 201, "written")
     assert Player.objects.filter(name="Written").count() == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="NOTIFY is PostgreSQL's (SQLite sends nothing)")
+def test_a_refusal_after_a_notification_sends_no_notification():
+    """``SELECT pg_notify(...)`` reads like a SELECT but tells every live page at the COMMIT: such a refusal rolls
+    back, so no screen is told of a change that was not made."""
+    settings = connection.settings_dict
+    user = UserFactory(username="ann")
+
+    def notified_then_refused():
+        notify_season_change(season_id=7)
+        raise Refused("refused after telling the live pages")
+
+    with psycopg.connect(
+        dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"], port=settings["PORT"] or None,
+        password=settings["PASSWORD"] or None, autocommit=True,
+    ) as listener:  # fmt: skip
+        listener.execute(f"LISTEN {CHANNEL}")
+        answer = attempt(user, "k1", notified_then_refused)
+        heard = [note.payload for note in listener.notifies(timeout=1.0, stop_after=1)]
+        with transaction.atomic():  # the listener does hear a notification that is committed
+            notify_season_change(season_id=8)
+        heard_after = [note.payload for note in listener.notifies(timeout=5.0, stop_after=1)]
+    assert answer == (409, "refused after telling the live pages")
+    assert heard == []
+    assert heard_after == ["season:8"]
