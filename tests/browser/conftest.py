@@ -196,21 +196,29 @@ class _Handling:
         self.count = 0
         self.lock = threading.Lock()
         self.listening = httpd.socket
-        accept = httpd.process_request
+        accept, process = httpd.get_request, httpd.process_request
         # A thread per request (PostgreSQL), or each handled in the server's own thread (SQLite, serial).
         threaded = hasattr(httpd, "process_request_thread")
 
-        def process_request(sent, client_address):  # in the server's own thread, as it accepts the request
+        def get_request():  # counted before the connection leaves the queue, so none is ever in neither place
             with self.lock:
                 self.count += 1
+            try:
+                return accept()
+            except BaseException:
+                self.done()
+                raise
+
+        def process_request(sent, client_address):  # in the server's own thread, once accepted
             handed_on = False
             try:
-                accept(sent, client_address)
+                process(sent, client_address)
                 handed_on = threaded
             finally:
                 if not handed_on:
                     self.done()
 
+        httpd.get_request = get_request
         httpd.process_request = process_request
         if threaded:
             handle = httpd.process_request_thread
@@ -227,9 +235,9 @@ class _Handling:
         with self.lock:
             self.count -= 1
 
-    def settled(self, seconds: float = 5.0) -> None:
+    def settled(self, seconds: float = 30.0) -> None:
         """Return once nothing has been handled, nor waited to be accepted, for a moment (a request sent just before
-        its page closed is accepted a little after), or after ``seconds``."""
+        its page closed is accepted a little after), or after ``seconds`` (a busy machine's slowest answer)."""
         deadline = time.monotonic() + seconds
         quiet_since = None
         while time.monotonic() < deadline:
@@ -242,16 +250,22 @@ class _Handling:
             elif time.monotonic() - quiet_since >= 0.05:
                 return
             time.sleep(0.01)
+        raise AssertionError(f"the live server still had {self.count} request(s) in hand {seconds:.0f} s after a test")
 
 
-def _handling(request) -> _Handling | None:
-    """The test's live server's count of requests in hand (made when first asked), if the test has one."""
+@pytest.fixture(autouse=True)
+def _live_server_settled(request):
+    """A test with Django's live server ends only once the server has answered every request its pages sent,
+    whether they were new_page's or contexts of the test's own: torn down after the test's fixtures (its pages
+    closed) and before its database is emptied (pytest-django's fixtures are set up before this one)."""
     if "live_server" not in request.fixturenames:
-        return None
+        yield
+        return
     httpd = request.getfixturevalue("live_server").thread.httpd
     if not hasattr(httpd, "ginleague_handling"):
         httpd.ginleague_handling = _Handling(httpd)
-    return httpd.ginleague_handling
+    yield
+    httpd.ginleague_handling.settled()
 
 
 @pytest.fixture
@@ -261,7 +275,6 @@ def new_page(browser, request):
     Every page fails the test on a JavaScript error or a CSP violation
     reported to the console. A failed test leaves its pages' screenshots and HTML.
     """
-    handling = _handling(request)
     contexts = []
     pages = []
     problems: list[str] = []
@@ -305,8 +318,6 @@ def new_page(browser, request):
         _leave_evidence(request, pages, requests_in_flight, answers)
     for context in contexts:
         context.close()
-    if handling is not None:  # before the test's database is emptied and closed to the server's threads
-        handling.settled()
     assert not problems, "browser reported problems:\n" + "\n".join(problems)
 
 
