@@ -14,7 +14,6 @@ Use with pytest-django's ``live_server``::
 from __future__ import annotations
 
 import collections
-import contextlib
 import os
 import re
 import select
@@ -81,12 +80,17 @@ def _one_request_at_a_time_on_sqlite():
     starts while one runs. (The lock is re-entrant: the server thread shares the test
     thread's connection, so its own queries pass through the same wrapper.)
 
+    A transaction holds the lock from its start to its end, in whichever thread opens it: a
+    request served between two statements of a write the test makes through the services (a
+    game confirmed while a wall screen watches) found the tables it had written locked, and
+    answered 503.
+
     Yields the lock (None on PostgreSQL) for servers started by a test: the in-process ASGI
     server takes it for each request, and every connection opened in another thread while the
     session runs (an ASGI request thread, a wall screen's poll) has its queries wait for it too."""
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer
-    from django.db import connection
+    from django.db import connection, connections
     from django.db.backends.signals import connection_created
     from django.test.testcases import LiveServerThread, TransactionTestCase
 
@@ -115,23 +119,33 @@ def _one_request_at_a_time_on_sqlite():
             if one_at_a_time not in connection.execute_wrappers:
                 connection.execute_wrappers.append(one_at_a_time)
 
+        wrapper_class = type(connections["default"])
+        original_set_autocommit = wrapper_class.set_autocommit
+        in_transaction = threading.local()  # per thread: the live server's thread shares the test's connection
+
+        def set_autocommit_holding_the_lock(self, autocommit, *args, **kwargs):
+            """Off (a transaction begins): take the lock; on again (it committed or rolled back): let it go."""
+            if not autocommit and not getattr(in_transaction, "holds", False):
+                serving.acquire()
+                in_transaction.holds = True
+            try:
+                return original_set_autocommit(self, autocommit, *args, **kwargs)
+            finally:
+                if autocommit and getattr(in_transaction, "holds", False):
+                    in_transaction.holds = False
+                    serving.release()
+
         LiveServerThread.server_class = SerialWSGIServer
         TransactionTestCase._fixture_teardown = fixture_teardown_between_requests
+        wrapper_class.set_autocommit = set_autocommit_holding_the_lock
         connection_created.connect(wait_for_the_request_in_hand)
         with connection.execute_wrapper(one_at_a_time):
             yield serving
         connection_created.disconnect(wait_for_the_request_in_hand)
+        wrapper_class.set_autocommit = original_set_autocommit
         LiveServerThread.server_class, TransactionTestCase._fixture_teardown = original_server, original_teardown
     else:
         yield None
-
-
-@pytest.fixture
-def alone(_one_request_at_a_time_on_sqlite):
-    """``with alone():`` a write of the test's own is one transaction no request runs beside (on SQLite,
-    where the server serves one request at a time: a request between two of its statements would find
-    the tables it writes locked); nothing on PostgreSQL."""
-    return lambda: _one_request_at_a_time_on_sqlite or contextlib.nullcontext()
 
 
 @pytest.fixture(scope="session")

@@ -61,7 +61,6 @@ def deadwood(page, knocker: int | None, defender: int) -> None:
 def test_a_german_phone_scores_a_league_game_offline_and_back_while_a_spanish_wall_follows(
     new_page,
     asgi_server,  # noqa: F811
-    alone,
 ):
     base = asgi_server
     director = UserFactory(username="director")
@@ -183,8 +182,7 @@ def test_a_german_phone_scores_a_league_game_offline_and_back_while_a_spanish_wa
 
     # The director confirms it: the wall's standings count it, and the season page shows its average
     # margin with a decimal comma.
-    with alone():  # the phone's pages still ask for the to-do count: not between the confirmation's statements
-        league.game_confirm(game=Game.objects.get(pk=game.pk), confirmed_by=director)
+    league.game_confirm(game=Game.objects.get(pk=game.pk), confirmed_by=director)
     expect(wall.locator("tr[data-player='quinn'] td.won")).to_have_text("1")
     expect(wall.locator("table.wall-table tbody tr").first).to_have_attribute("data-player", "quinn")
     shows_only(wall, "Clasificación", "Resultados confirmados")

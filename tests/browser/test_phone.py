@@ -234,7 +234,7 @@ def serious_axe_problems(page) -> list[str]:
     ]
 
 
-def test_phone_pages_fit_link_players_and_pass_axe(new_page, asgi_server, alone):  # noqa: F811
+def test_phone_pages_fit_link_players_and_pass_axe(new_page, asgi_server):  # noqa: F811
     from tests.test_cards_facts import KNOCKER
 
     director, club, season, game = club_night()
@@ -297,8 +297,7 @@ def test_phone_pages_fit_link_players_and_pass_axe(new_page, asgi_server, alone)
 
     # Standings (point 5): the page fits 390 px, each player's line is a card with every column on
     # screen (issue 37: nothing scrolls sideways out of sight), names link.
-    with alone():  # the correction form's to-do count may ask the server meanwhile (SQLite: one at a time)
-        league_game_over(game)
+    league_game_over(game)
     page.goto(f"{base}/clubs/{club.slug}/seasons/{season.pk}/")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     player_cell = page.locator("table.standings tbody th").first

@@ -68,16 +68,15 @@ def phone_scores(phone, night_url: str, fixture: Fixture, hands) -> None:
         save_hand(phone, number)
 
 
-def served(fixture: Fixture, hands, alone) -> Game:
+def served(fixture: Fixture, hands) -> Game:
     """A table no phone plays: started and scored through the services."""
-    with alone():
-        game = league.fixture_start(fixture=fixture, started_by=None)
-        for hand in hands:
-            services.hand_record(game=game, recorded_by=None, **hand)
+    game = league.fixture_start(fixture=fixture, started_by=None)
+    for hand in hands:
+        services.hand_record(game=game, recorded_by=None, **hand)
     return Game.objects.get(pk=game.pk)
 
 
-def play_round(season, number: int, phones: dict, night_url: str, *, hands, served_hands, recorded: dict, alone):
+def play_round(season, number: int, phones: dict, night_url: str, *, hands, served_hands, recorded: dict):
     """Every table of round ``number``: a phone among its players scores it on the page (the first phone
     that has scored least so far), the others through the services."""
     fixtures = Fixture.objects.filter(season=season, round=number).select_related("home", "away").order_by("table")
@@ -88,14 +87,13 @@ def play_round(season, number: int, phones: dict, night_url: str, *, hands, serv
             phone_scores(phones[scorer], night_url, fixture, hands(fixture))
             recorded[scorer] += 1
         else:
-            served(fixture, served_hands(fixture), alone)
+            served(fixture, served_hands(fixture))
     return list(fixtures)
 
 
-def confirm_round(season, number: int, director, alone) -> None:
+def confirm_round(season, number: int, director) -> None:
     for game in Game.objects.filter(season=season, fixture__round=number, over=True):
-        with alone():
-            league.game_confirm(game=game, confirmed_by=director)
+        league.game_confirm(game=game, confirmed_by=director)
 
 
 def wall_follows_standings(wall, season) -> None:
@@ -112,7 +110,7 @@ def publish(org, wall, number: int, tables: int) -> None:
     expect(wall.locator(".wall-tables li[data-table]")).to_have_count(tables)
 
 
-def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page, asgi_server, alone):  # noqa: F811
+def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page, asgi_server):  # noqa: F811
     base = asgi_server
     director = UserFactory(username="director")
     club = clubs.club_create(name="Friday Gin", owner=director, is_public=True)
@@ -174,10 +172,10 @@ def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page
 
     def play(number, hands, served_hands):
         return play_round(season, number, phones, night_url, hands=hands, served_hands=served_hands,
-                          recorded=recorded, alone=alone)  # fmt: skip
+                          recorded=recorded)  # fmt: skip
 
     play(1, gin_on_the_page, gin_by_the_services)
-    confirm_round(season, 1, director, alone)
+    confirm_round(season, 1, director)
     # 5. Standings after every result, on the wall without a reload.
     wall_follows_standings(wall, season)
 
@@ -191,7 +189,7 @@ def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page
     publish(org, wall, 2, tables=4)
     expect(wall.locator(".wall-tables .bye")).to_have_count(1)
     play(2, gin_on_the_page, gin_by_the_services)
-    confirm_round(season, 2, director, alone)
+    confirm_round(season, 2, director)
     wall_follows_standings(wall, season)
 
     # Ed has to leave: checked out after round 2, his games stay.
@@ -239,8 +237,7 @@ def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page
         game = Game.objects.get(fixture=fixture)
         phone = next((phones[name] for name in PHONES if name in (fixture.home.name, fixture.away.name)), None)
         if phone is None:
-            with alone():
-                services.hand_record(game=game, recorded_by=None, **knock_by_the_services(fixture)[0])
+            services.hand_record(game=game, recorded_by=None, **knock_by_the_services(fixture)[0])
             continue
         phone.goto(f"{base}/games/{game.pk}/")
         expect(phone.locator(".time-called")).to_contain_text("hand 2 is the last")
@@ -251,7 +248,7 @@ def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page
     for fixture in fixtures:  # 32-0 after two knocks: over by time, won by the player ahead
         game = Game.objects.get(fixture=fixture)
         assert (game.over, game.winner_id, game.time_called_after) == (True, fixture.home_id, 1)
-    confirm_round(season, 3, director, alone)
+    confirm_round(season, 3, director)
     wall_follows_standings(wall, season)
 
     # Round 4, then the night is closed.
@@ -259,7 +256,7 @@ def test_an_organiser_three_phones_and_the_wall_run_a_nine_player_night(new_page
     org.get_by_role("button", name="Pair round 4").click()
     publish(org, wall, 4, tables=4)
     play(4, gin_on_the_page, gin_by_the_services)
-    confirm_round(season, 4, director, alone)
+    confirm_round(season, 4, director)
     wall_follows_standings(wall, season)
     assert all(recorded[name] >= 1 for name in PHONES), recorded  # every phone scored a game on its page
     org.goto(base + reverse("league:season", args=[club.slug, season.pk]))

@@ -214,6 +214,40 @@ def watch_wall_while_recording(
     wall.goto("about:blank")  # the browser ends its event stream before the servers stop
 
 
+def test_a_page_that_asks_while_the_test_writes_through_the_services_gets_its_answer(asgi_server):
+    """A wall screen asks for its board while another device's write is half done (here the test's own
+    transaction, as a game confirmed through the services): it gets the board, never a 503 from tables the
+    write had locked (SQLite's test database, where the answer waits for the write); then the board shows it."""
+    import urllib.error
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import transaction
+
+    from scoring import services
+
+    _director, club, season, game = club_night()
+    board = f"{asgi_server}/clubs/{club.slug}/seasons/{season.pk}/wall/board/"
+
+    def ask() -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(board, timeout=30) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, ""
+
+    with ThreadPoolExecutor(1) as wall:
+        with transaction.atomic():  # Pat knocks with 4 against 20, and the hand's tables are the write's
+            services.hand_record(game=game, ending="knock", by=game.player_one, knocker_deadwood=4,
+                                 defender_deadwood=20, recorded_by=None)  # fmt: skip
+            asked = wall.submit(ask)
+            time.sleep(0.5)  # the request reaches the server while the write is open
+        status, text = asked.result()
+    assert status == 200 and "pat v quinn" in text  # the board, from before the write (PostgreSQL) or after it
+    status, text = ask()
+    assert status == 200 and "16&ndash;0" in text and "1 hand played" in text
+
+
 def test_the_in_process_server_answers_requests_that_arrive_together(asgi_server):
     """Phones and a wall screen reach the server at once: every answer is the application's own, never
     a 503 from a test database that refused two threads at once."""
