@@ -1,6 +1,7 @@
 """Shared fixtures: the golden vectors, a signed-in user, and settings every test runs under."""
 
 import contextlib
+import hashlib
 import json
 import tempfile
 import time
@@ -193,7 +194,12 @@ def _test_databases_migrated_once(request):
     from tests.migrated_once import create_test_db_migrated_once
 
     cache = getattr(request.config, "cache", None)
-    folder = cache.mkdir("test-databases") if cache else Path(tempfile.mkdtemp(prefix="ginleague-test-databases-"))
+    if cache:
+        folder = cache.mkdir("test-databases")
+    else:  # without pytest's cache (-p no:cacheprovider) the workers still share one lock, or all build at once
+        checkout = hashlib.sha256(str(request.config.rootpath).encode()).hexdigest()[:8]
+        folder = Path(tempfile.gettempdir()) / f"ginleague-test-databases-{checkout}"
+        folder.mkdir(exist_ok=True)
     for connection in connections.all():
         connection.creation.create_test_db = create_test_db_migrated_once(connection.creation, folder)
     yield
