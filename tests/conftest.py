@@ -134,8 +134,9 @@ def compiled(monkeypatch):
 def round_trips():
     """``with round_trips() as trips:`` the times the default connection waited for PostgreSQL inside for the
     statements it ran (a text sent, or a pipeline's statements), read from libpq's trace of it. psycopg's upkeep
-    of its prepared statements is left out: it deallocates one when its cache is full, or all after a ROLLBACK,
-    whatever the test did before. SQLite, in this process, has no server to wait for: there, each statement run."""
+    of its prepared statements is left out: it prepares one the fifth time it runs on the connection (a Parse of
+    its own), deallocates one when its cache is full, or all after a ROLLBACK, whatever the test did before.
+    SQLite, in this process, has no server to wait for: there, each statement run."""
 
     connection = connections["default"]
 
@@ -162,16 +163,20 @@ def round_trips():
     return counted
 
 
+PREPARED_STATEMENTS_UPKEEP = ("Close", "Sync", "Flush", 'Query "DEALLOCATE', 'Parse "_pg3_')
+
+
 def _statements_answered(trace) -> list[str]:
     """The exchanges of a libpq trace that ran a statement, each as the messages sent, up to the server's
-    ReadyForQuery; those that only deallocated prepared statements are left out."""
+    ReadyForQuery; those that only prepared (psycopg names its statements _pg3_N) or deallocated statements
+    are left out."""
     answered, sent = [], []
     for line in trace:
         direction, _length, message, *rest = line.rstrip("\n").split("\t") + [""]
         if direction == "F":
             sent.append(f"{message} {rest[0].strip()}")
         elif message == "ReadyForQuery":
-            upkeep = all(part.startswith(("Close", "Sync", "Flush", 'Query "DEALLOCATE')) for part in sent)
+            upkeep = all(part.startswith(PREPARED_STATEMENTS_UPKEEP) for part in sent)
             if not upkeep:
                 answered.append("; ".join(sent))
             sent = []

@@ -106,11 +106,21 @@ def test_an_api_hand_post_waits_for_postgresql_six_times(table, round_trips):
     assert len(trips) <= (6 if connection.vendor == "postgresql" else HAND_POST_MAX_QUERIES + 1), trips
 
 
-def test_a_second_phones_copy_is_refused_in_few_round_trips(table, round_trips):
+@pytest.mark.parametrize("earlier_reads", [0, 3])
+def test_a_second_phones_copy_is_refused_in_few_round_trips(table, round_trips, earlier_reads):
     """On a club night both phones of a table send each hand: every second request is a refused copy.
-    Its answer is stored by one INSERT, not in a transaction of its own (BEGIN, INSERT, COMMIT)."""
+    Its answer is stored by one INSERT, not in a transaction of its own (BEGIN, INSERT, COMMIT).
+
+    The count is the same whatever the connection ran before. From a connection with nothing prepared,
+    three reads of the game first bring psycopg's preparing of a statement (the fifth time it runs; a round
+    trip of its own, once per connection) into the requests counted: the connection's upkeep, not theirs."""
     user, game = table
     client = api_client(user)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # the earlier tests' statements forgotten (psycopg and the server alike)
+            cursor.execute("DEALLOCATE ALL")
+    for _ in range(earlier_reads):
+        assert client.get(f"/api/games/{game.pk}/").status_code == 200
     url, hand = f"/api/games/{game.pk}/hands/", {**KNOCK, "by": game.player_one_id, "number": 7}
     assert client.post(url, hand, format="json", HTTP_IDEMPOTENCY_KEY="phone-a").status_code == 201
     # The token, BEGIN, the locked read (on PostgreSQL the hands' read goes with it), COMMIT, the refusal's row.
