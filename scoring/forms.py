@@ -116,7 +116,11 @@ def _rule_field(name: str) -> forms.Field:
             help_text=gettext_lazy("a number, or “off”"),
             widget=forms.TextInput(attrs={"autocomplete": "off", "size": 6}),
         )
-    return forms.IntegerField(label=label, required=False, widget=forms.TextInput(attrs={**NUMERIC, "size": 6}))
+    # The title: what the browser adds to its "match the requested format" when it refuses the box (pattern).
+    invalid = forms.IntegerField.default_error_messages["invalid"]
+    return forms.IntegerField(
+        label=label, required=False, widget=forms.TextInput(attrs={**NUMERIC, "size": 6, "title": invalid})
+    )
 
 
 SEATS = ("one", "two", "three", "four")  # record order: sides are the 1st & 3rd v the 2nd & 4th

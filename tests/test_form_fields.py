@@ -31,8 +31,9 @@ NUMBER = """{% load i18n %}<div class="field{% if css %} {{ css }}{% endif %}\
 {% if field.errors %} has-error{% endif %}">
   <label for="{{ field.auto_id }}">{{ field.label }}</label>
   <input type="text" name="{{ field.html_name }}" id="{{ field.auto_id }}" inputmode="numeric" pattern="[0-9]*" \
-autocomplete="off" value="{{ field.value|default_if_none:'' }}"{% if field.help_text or from_cards %} \
-aria-describedby="{{ field.auto_id }}_helptext"{% endif %}{% if field.errors %} aria-invalid="true"{% endif %}>
+title="{{ field.field.error_messages.invalid }}" autocomplete="off" value="{{ field.value|default_if_none:'' }}"\
+{% if field.help_text or from_cards %} aria-describedby="{{ field.auto_id }}_helptext"{% endif %}\
+{% if field.errors %} aria-invalid="true"{% endif %}>
   {% if from_cards %}<small class="help" id="{{ field.auto_id }}_helptext">{% translate "best play from the cards; \
 change it if play differed" %}</small>{% elif field.help_text %}<small class="help" id="{{ field.auto_id }}_helptext">\
 {{ field.help_text }}</small>{% endif %}

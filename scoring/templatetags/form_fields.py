@@ -49,8 +49,10 @@ def picks(field, css: str = "", legend: str = "") -> SafeString:
 @register.simple_tag
 def number_box(field, css: str = "", from_cards: bool = False) -> SafeString:
     """A deadwood box: a numeric text input with its label, help (the cards' best play, when ``from_cards``) and
-    errors."""
+    errors. Its title is the field's own message for what is not a whole number: the browser, which refuses
+    such a box before sending (its pattern), adds it to its bare "match the requested format"."""
     auto_id = _shown(field.auto_id)
+    title = _shown(field.field.error_messages["invalid"])
     value = field.value()
     has_errors, errors = _errors(field)
     invalid = ' aria-invalid="true"' if has_errors else ""
@@ -66,6 +68,6 @@ def number_box(field, css: str = "", from_cards: bool = False) -> SafeString:
         f'<div class="field{f" {_shown(css)}" if css else ""}{" has-error" if has_errors else ""}">\n'
         f'  <label for="{auto_id}">{_shown(field.label)}</label>\n'
         f'  <input type="text" name="{_shown(field.html_name)}" id="{auto_id}" inputmode="numeric" pattern="[0-9]*"'
-        f' autocomplete="off" value="{_shown("" if value is None else value)}"{described}{invalid}>\n'
+        f' title="{title}" autocomplete="off" value="{_shown("" if value is None else value)}"{described}{invalid}>\n'
         f"  {help_html}\n  {errors}\n</div>\n"
     )

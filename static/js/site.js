@@ -4,6 +4,17 @@
   document.documentElement.classList.add("js");
   var siteScript = document.currentScript;
 
+  // A number box the browser refuses for its pattern ("2.5", "-3") says so in the site's words, naming the box (its
+  // title: "Knocker's deadwood: enter a whole number."), not the browser's bare "match the requested format".
+  document.addEventListener("invalid", function (event) {
+    var box = event.target;
+    if (box.validity && box.validity.patternMismatch && box.title) { box.setCustomValidity(box.title); }
+  }, true);
+  document.addEventListener("input", function (event) {
+    var box = event.target;
+    if (box.validity && box.validity.customError && box.title) { box.setCustomValidity(""); }
+  }, true);
+
   // Offline, htmx's requests (previews, the to-do count) are not sent: held here, as htmx starts before the app.
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (navigator.onLine === false) { event.preventDefault(); }

@@ -78,6 +78,39 @@ def test_tab_goes_from_who_went_out_to_the_deadwood_boxes(new_page, live_server)
     expect(page.get_by_role("button", name="Enter the cards instead")).to_be_visible()
 
 
+# --- a figure that is not a whole number: the browser refuses the box, naming it --------------------------
+
+
+def refused_before_sending(page, figure: str) -> str:
+    """Knock by the first player, ``figure`` in the knocker's box, Enter: what the browser says of the box (the
+    message it shows on it), once it has refused to send."""
+    page.locator("input[name=ending][value=knock]").check()
+    page.locator("input[name=by]").first.check()
+    page.get_by_label("Knocker's deadwood").fill(figure)
+    page.get_by_label("Other player's deadwood").fill("20")
+    page.get_by_label("Knocker's deadwood").press("Enter")
+    expect(page.get_by_label("Knocker's deadwood")).to_be_focused()  # the browser's message is on this box
+    return page.get_by_label("Knocker's deadwood").evaluate("box => box.validationMessage")
+
+
+def test_a_figure_that_is_not_a_whole_number_is_refused_on_the_phone_with_the_box_named(new_page, live_server):
+    """A phone's number pad may have a point or a minus: "2.5" or "-3" never leaves the phone, and the
+    browser's message says which box wants what, online and on a game started offline alike."""
+    game, ann, bob = ann_v_bob()
+    page = new_page(viewport=PHONE_390)
+    sign_in(page, live_server.url, "ann")
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    for figure in ("2.5", "-3"):
+        assert refused_before_sending(page, figure) == "Knocker's deadwood: enter a whole number."
+    expect(page.locator("table.hands")).to_contain_text("No hands yet.")
+    assert not Hand.objects.filter(game=game).exists()
+
+    start_offline(page, live_server.url)
+    assert refused_before_sending(page, "4,5") == "Knocker's deadwood: enter a whole number."
+    expect(page.locator("table.hands tbody tr.unsent")).to_have_count(0)  # no hand kept to be sent
+    page.context.set_offline(False)
+
+
 # --- item 7: the new-game form never keeps Hollywood unseen -------------------------------------------
 
 

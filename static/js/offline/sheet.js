@@ -509,9 +509,10 @@ export function localRecordForm(game, rules) {
         return el("label", { "class": "pick", "for": id }, [el("input", { type: "radio", name: name, value: String(option[0]), id: id }), el("span", { text: option[1] })]);
       }))]);
   }
-  function box(name, css, label) {
+  // The title, as the server's boxes have it: what the browser adds to its "match the requested format".
+  function box(name, css, label, notWhole) {
     return el("div", { "class": "field " + css }, [el("label", { "for": "local_" + name, text: label }),
-      el("input", { type: "text", name: name, id: "local_" + name, inputmode: "numeric", pattern: "[0-9]*", autocomplete: "off" })]);
+      el("input", { type: "text", name: name, id: "local_" + name, inputmode: "numeric", pattern: "[0-9]*", title: notWhole, autocomplete: "off" })]);
   }
   var endings = [];
   if (rules.oklahoma || rules.knock_limit > 0) { endings.push("knock"); }
@@ -528,7 +529,8 @@ export function localRecordForm(game, rules) {
       picks("by", "who", gettext("Who went out"), [[game.player_one.id, game.player_one.name], [game.player_two.id, game.player_two.name]]),
       upcard,
       el("div", { id: "worked", "class": "worked" }, [el("div", { "class": "deadwood" }, [
-        box("knocker_deadwood", "knocker", gettext("Knocker's deadwood")), box("defender_deadwood", "defender", gettext("Other player's deadwood"))])])
+        box("knocker_deadwood", "knocker", gettext("Knocker's deadwood"), gettext("Knocker's deadwood: enter a whole number.")),
+        box("defender_deadwood", "defender", gettext("Other player's deadwood"), gettext("Other player's deadwood: enter a whole number."))])])
     ]),
     el("div", { "class": "buttons" }, [el("button", { type: "submit", name: "action", value: "save", "class": "primary", text: gettext("Save hand") })])
   ]);
