@@ -1,3 +1,5 @@
+import unicodedata
+
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
@@ -12,9 +14,26 @@ MAX_NAME_LENGTH = Player._meta.get_field("name").max_length
 BIDI_CONTROLS = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
 
 
+# Letters that draw as nothing (the Hangul fillers, the braille blank). With the invisible format characters
+# (category Cf: the zero-width space, the joiners, a byte-order mark) no name starts or ends with them, and a
+# name made only of them is no name: pasted in, "Ann\u200b" was another player than Ann, and "\u200b" a blank one.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _blank(character: str) -> bool:
+    return character.isspace() or character in BLANK_LETTERS or unicodedata.category(character) in ("Cf", "Cc")
+
+
 def clean_name(value: str | None) -> str:
-    """A name as typed (a player's, a club's, a season's) with bidi controls removed and white space made single."""
-    return " ".join((value or "").translate(BIDI_CONTROLS).split())
+    """A name as typed (a player's, a club's, a season's) with bidi controls removed, white space made single,
+    and nothing invisible at either end ("" if nothing shows)."""
+    text = " ".join((value or "").translate(BIDI_CONTROLS).split())
+    start, end = 0, len(text)
+    while start < end and _blank(text[start]):
+        start += 1
+    while end > start and _blank(text[end - 1]):
+        end -= 1
+    return text[start:end]
 
 
 def player_get_or_create(*, name: str, created_by=None) -> Player:

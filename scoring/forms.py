@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from players.models import Player
-from players.services import clean_name
+from players.services import MAX_NAME_LENGTH, clean_name
 from scoring.audit import ENDING_WORDS
 from scoring.engine.card_facts import ALL_CARDS, suit_rows
 from scoring.engine.cards import RANK_NAMES, SUIT_SYMBOLS, SUITS
@@ -145,9 +145,23 @@ SEAT_SAME = {
 }
 
 
+class PlayerNameField(forms.CharField):
+    """A seat's name as the player service will take it (players.services.clean_name: a name of nothing
+    visible is no name, so the seat's "enter a name"), and a name too long refused with the seat named."""
+
+    def to_python(self, value):
+        return clean_name(super().to_python(value))
+
+    def validate(self, value):
+        super().validate(value)
+        if len(value) > MAX_NAME_LENGTH:
+            message = _("A name has at most %(max)s characters.") % {"max": MAX_NAME_LENGTH}
+            raise forms.ValidationError(labelled(str(self.label), message), code="max_length")
+
+
 def _player_field(label, **kwargs) -> forms.CharField:
-    widget = forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"})
-    return forms.CharField(label=label, max_length=60, widget=widget, **kwargs)
+    widget = forms.TextInput(attrs={"list": "player-names", "autocomplete": "off", "maxlength": MAX_NAME_LENGTH})
+    return PlayerNameField(label=label, widget=widget, **kwargs)
 
 
 def _new_game_fields() -> dict[str, forms.Field]:

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from players.models import Player
 from players.tokens import token_create
 from scoring.league import services as league
-from scoring.models import SeasonFormat
+from scoring.models import Game, SeasonFormat
 from tests.factories import PlayerFactory, UserFactory, make_game
 from tests.league_setup import make_club, play
 
@@ -491,6 +491,45 @@ def test_bidi_controls_are_taken_out_of_names_sent_to_the_api(api):
     assert api.post("/api/players/", {"name": "\u202e\u2069"}, format="json").status_code == 400
     club = api.post("/api/clubs/", {"name": f"Gin{BIDI[0]} Club"}, format="json")
     assert club.status_code == 201 and club.json()["name"] == "Gin Club"
+
+
+INVISIBLE = "\u200b\ufeff\u3164\u2060"  # a zero-width space, a byte-order mark, a Hangul filler, a word joiner
+
+
+def test_a_name_of_nothing_visible_is_refused_naming_the_seat_and_invisible_ends_are_dropped(client, user):
+    """Pasted from a chat, "Ann" can carry a zero-width space: it is still Ann, not a second Ann who looks the
+    same; and a name that shows nothing is refused as an empty one, with the seat named."""
+    client.force_login(user)
+    ann = Player.objects.create(name="Ann")
+    start = {"player_two": "Bob", "first_dealer": "one", "preset": "standard", "action": "start"}
+    blank = client.post(reverse("game_new"), {**start, "player_one": INVISIBLE})
+    assert blank.status_code == 422
+    assert "First player: enter a name." in blank.content.decode()
+    started = client.post(reverse("game_new"), {**start, "player_one": f"{INVISIBLE}Ann\u200b"})
+    assert started.status_code == 302
+    game = Game.objects.get()
+    assert game.player_one == ann
+    assert Player.objects.filter(name__startswith="Ann").count() == 1
+    # Joined emoji keep their joiners: only the ends are trimmed.
+    family = "\U0001f469\u200d\U0001f467"
+    client.post(reverse("game_new"), {**start, "player_one": f"Cy {family}"})
+    assert Player.objects.filter(name=f"Cy {family}").exists()
+
+
+def test_a_name_too_long_for_a_seat_is_refused_naming_the_seat(client, user):
+    client.force_login(user)
+    response = client.post(reverse("game_new"), {"player_one": "Ann", "player_two": "B" * 61, "first_dealer": "one",
+                                                 "preset": "standard", "action": "start"})  # fmt: skip
+    assert response.status_code == 422
+    assert "Second player: A name has at most 60 characters." in response.content.decode()
+    assert not Game.objects.exists()
+
+
+def test_the_api_takes_no_player_whose_name_shows_nothing(api):
+    assert api.post("/api/players/", {"name": INVISIBLE}, format="json").status_code == 400
+    ann = api.post("/api/players/", {"name": "\u200bAnn"}, format="json")
+    assert ann.status_code == 201 and ann.json()["name"] == "Ann"
+    assert api.post("/api/clubs/", {"name": "\u3164"}, format="json").status_code == 400
 
 
 def test_bidi_controls_are_taken_out_of_names_typed_on_the_pages(client, user):
