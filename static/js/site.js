@@ -10,9 +10,15 @@
     var box = event.target;
     if (box.validity && box.validity.patternMismatch && box.title) { box.setCustomValidity(box.title); }
   }, true);
-  document.addEventListener("input", function (event) {
-    var box = event.target;
+  function forgetRefusal(box) {
     if (box.validity && box.validity.customError && box.title) { box.setCustomValidity(""); }
+  }
+  document.addEventListener("input", function (event) { forgetRefusal(event.target); }, true);
+  // Asked afresh at each try (a click on a submit button, or Enter, which clicks it): a box the page has filled
+  // in since (the cards' best play) is not held to its last refusal.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button[type=submit], input[type=submit]");
+    if (button && button.form) { Array.prototype.forEach.call(button.form.elements, forgetRefusal); }
   }, true);
 
   // Offline, htmx's requests (previews, the to-do count) are not sent: held here, as htmx starts before the app.
